@@ -1,0 +1,145 @@
+"""The context a handler receives with each tool call, and its cancellation signal.
+
+Kept apart from ``pedelec.session`` so that ``pedelec.tools`` and typed inference can name
+``ToolCallContext`` without importing the dispatcher.
+"""
+
+from __future__ import annotations
+
+from _thread import allocate_lock
+from time import monotonic
+from time import time as _wall_clock
+from typing import Any, final
+
+__all__ = ["ToolCallContext"]
+
+# One lock for every context's lazily created event: contexts are many and short-lived, and the
+# lock is only taken on the rare paths (first ``cancel_event`` access, cancellation). ``_thread``
+# is loaded at interpreter start; ``threading`` is not, and is only needed for the event itself.
+_event_lock: Any = allocate_lock()
+
+_set = object.__setattr__
+
+
+@final
+class ToolCallContext:
+    """What a handler knows about the call it is serving (immutable).
+
+    A handler declared as ``fn(args, ctx)`` receives one per call.
+
+    Attributes:
+        session_id: The id of the session that dispatched the call.
+        tool_request_id: Unique id of this call (the provider's tool-call id when the caller
+            passed one to ``dispatch``).
+        tool: The name of the tool being called.
+        turn_id: The agent turn the call belongs to, as passed to ``dispatch`` (or ``None``).
+        started_at: When the call started, in seconds since the epoch (``time.time()``).
+        timeout_ms: The timeout that applies to this call, in milliseconds (the tool's, or the
+            call's own ``timeoutMs``).
+
+    Example:
+        >>> from pedelec import Session
+        >>> session = Session()
+        >>> @session.on_tool("whoami", description="Echo the call context.",
+        ...                  schema={"type": "object", "properties": {}})
+        ... def whoami(args, ctx):
+        ...     return {"tool": ctx.tool, "turn": ctx.turn_id, "cancelled": ctx.cancelled}
+        >>> session.dispatch_sync("whoami", {}, turn_id="t1").value
+        {'tool': 'whoami', 'turn': 't1', 'cancelled': False}
+    """
+
+    __slots__ = (
+        "_deadline",
+        "_event",
+        "_flag",
+        "session_id",
+        "started_at",
+        "timeout_ms",
+        "tool",
+        "tool_request_id",
+        "turn_id",
+    )
+
+    session_id: str
+    tool_request_id: str
+    tool: str
+    turn_id: str | None
+    started_at: float
+    timeout_ms: int
+    _deadline: float
+    _event: Any
+    _flag: bool
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        tool_request_id: str,
+        tool: str,
+        turn_id: str | None = None,
+        started_at: float | None = None,
+        timeout_ms: int = 60_000,
+    ) -> None:
+        now = monotonic()
+        _set(self, "session_id", session_id)
+        _set(self, "tool_request_id", tool_request_id)
+        _set(self, "tool", tool)
+        _set(self, "turn_id", turn_id)
+        _set(self, "started_at", _wall_clock() if started_at is None else started_at)
+        _set(self, "timeout_ms", timeout_ms)
+        _set(self, "_deadline", now + timeout_ms / 1000)
+        _set(self, "_event", None)
+        _set(self, "_flag", False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ToolCallContext is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"ToolCallContext is immutable; cannot delete {name!r}")
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the caller stopped waiting: the call timed out or the session ended.
+
+        Also true as soon as the call's deadline has passed, so a long-running synchronous
+        handler can poll it even where no timer sets ``cancel_event`` (see ``dispatch_sync``).
+        """
+        if self._flag:
+            return True
+        return monotonic() >= self._deadline
+
+    @property
+    def cancel_event(self) -> Any:
+        """A ``threading.Event`` set when the call is cancelled (timeout or session end).
+
+        Threaded handlers can ``ctx.cancel_event.wait(seconds)`` instead of sleeping. The event
+        is created on first access.
+        """
+        event = self._event
+        if event is None:
+            with _event_lock:
+                event = self._event
+                if event is None:
+                    import threading
+
+                    event = threading.Event()
+                    if self._flag:
+                        event.set()
+                    _set(self, "_event", event)
+        return event
+
+    def _cancel(self) -> None:
+        """Mark the call as cancelled (dispatcher only)."""
+        with _event_lock:
+            _set(self, "_flag", True)
+            event = self._event
+        if event is not None:
+            event.set()
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolCallContext(session_id={self.session_id!r}, "
+            f"tool_request_id={self.tool_request_id!r}, tool={self.tool!r}, "
+            f"turn_id={self.turn_id!r}, started_at={self.started_at!r}, "
+            f"timeout_ms={self.timeout_ms!r}, cancelled={self.cancelled!r})"
+        )
