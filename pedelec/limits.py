@@ -1,0 +1,98 @@
+"""Resource bounds applied to the arguments an agent sends.
+
+Agent-generated arguments are untrusted input. Every bound below stops a hostile or broken call
+early, with a ``TOOL_ARGS_INVALID`` result that says which bound was crossed, instead of letting it
+exhaust memory, recursion or CPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from typing_extensions import final
+
+__all__ = ["DEFAULT_LIMITS", "Limits"]
+
+
+@final
+class Limits:
+    """Bounds on one tool call's arguments, set per session.
+
+    Args:
+        max_args_bytes: Largest args JSON text accepted, in UTF-8 bytes (default 1 MB).
+        max_args_values: Largest number of JSON values (containers and scalars) in args given as
+            a Python dict, the dict-input counterpart of ``max_args_bytes`` (default 100 000).
+        max_depth: Deepest nesting of arrays and objects in args (default 64).
+        max_pattern_length: Longest string, in code points, that a schema ``pattern`` is run on;
+            a longer string fails ``pattern`` without being searched (default 4096).
+        max_errors: Most validation errors reported for one call (default 50).
+
+    Example:
+        >>> from pedelec import Limits, Session
+        >>> session = Session(limits=Limits(max_depth=16, max_errors=10))
+    """
+
+    __slots__ = (
+        "max_args_bytes",
+        "max_args_values",
+        "max_depth",
+        "max_errors",
+        "max_pattern_length",
+    )
+
+    max_args_bytes: int
+    max_args_values: int
+    max_depth: int
+    max_pattern_length: int
+    max_errors: int
+
+    def __init__(
+        self,
+        *,
+        max_args_bytes: int = 1_000_000,
+        max_args_values: int = 100_000,
+        max_depth: int = 64,
+        max_pattern_length: int = 4096,
+        max_errors: int = 50,
+    ) -> None:
+        values = {
+            "max_args_bytes": max_args_bytes,
+            "max_args_values": max_args_values,
+            "max_depth": max_depth,
+            "max_pattern_length": max_pattern_length,
+            "max_errors": max_errors,
+        }
+        for name, value in values.items():
+            if type(value) is not int or value < 1:
+                # Imported here: errors is tiny, but limits must not depend on import order.
+                from pedelec.errors import INVALID_INPUT, PedelecError
+
+                raise PedelecError(
+                    INVALID_INPUT,
+                    f"Limits({name}=...) must be a positive integer, got {value!r}.",
+                    {"limit": name},
+                )
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Limits is immutable; build a new one with Limits({name}=...)")
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the bounds as a plain dict (for logs and docs)."""
+        return {name: getattr(self, name) for name in sorted(self.__slots__)}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Limits):
+            return NotImplemented
+        return self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().items()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self.as_dict().items())
+        return f"Limits({inner})"
+
+
+#: The bounds a ``Session`` uses when none are given.
+DEFAULT_LIMITS: Final = Limits()
