@@ -1,0 +1,692 @@
+"""Compile a checked Tool Args Schema into a pair of plain Python functions.
+
+A validator is two generated functions: ``is_valid(value) -> bool``, which returns at the first
+failure and allocates nothing on the success path, and ``collect(value, path, out)``, which walks
+the same checks in the same order and records every failure. Both come from one generator (the
+``_Gen`` class below) that emits, for every check, either ``return False`` or ``out.add(...)``, so
+the two cannot disagree about what is valid.
+
+Safety: the generated source never contains schema text. Property names, numbers, enum sets and
+compiled patterns are passed in as closure variables of a factory function; the source only
+holds generated identifiers and fixed code. The source is registered in ``linecache`` so a
+traceback through a validator reads like any other code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, Final
+
+from typing_extensions import final
+
+from pedelec._json import json_key, pointer
+
+__all__ = ["ArgError", "Validator", "compile_node"]
+
+# Above this many indentation levels a sub-node gets a function of its own, far below the
+# parser's limit of 100 levels and the compiler's 20 nested loops.
+_MAX_INLINE_INDENT: Final = 24
+
+_MISSING: Final = object()
+
+
+@final
+class ArgError:
+    """One way in which a value fails its schema.
+
+    Attributes:
+        path: JSON pointer into the value (``""`` for the value itself), e.g. ``"/card/labels/1"``.
+        keyword: The schema keyword that failed, e.g. ``"uniqueItems"``.
+        message: What was expected and what arrived, e.g. ``"duplicate of item 0"``.
+
+    Example:
+        >>> err = ArgError("/card/labels/1", "uniqueItems", "duplicate of item 0")
+        >>> str(err)
+        '/card/labels/1: duplicate of item 0 (uniqueItems)'
+    """
+
+    __slots__ = ("keyword", "message", "path")
+
+    path: str
+    keyword: str
+    message: str
+
+    def __init__(self, path: str, keyword: str, message: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "keyword", keyword)
+        object.__setattr__(self, "message", message)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ArgError is immutable")
+
+    def to_dict(self) -> dict[str, str]:
+        """Return ``{"path", "keyword", "message"}``."""
+        return {"path": self.path, "keyword": self.keyword, "message": self.message}
+
+    def __str__(self) -> str:
+        return f"{self.path or '(root)'}: {self.message} ({self.keyword})"
+
+    def __repr__(self) -> str:
+        return f"ArgError(path={self.path!r}, keyword={self.keyword!r}, message={self.message!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArgError):
+            return NotImplemented
+        return (self.path, self.keyword, self.message) == (other.path, other.keyword, other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.keyword, self.message))
+
+
+class _Full(Exception):
+    """Raised inside ``collect`` once the error cap is reached, to stop the walk at once."""
+
+
+class _Errors:
+    """Collects ``(path tuple, keyword, message)`` up to a cap."""
+
+    __slots__ = ("cap", "items")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.items: list[tuple[tuple[str | int, ...], str, str]] = []
+
+    def add(self, path: tuple[str | int, ...], keyword: str, message: str) -> None:
+        self.items.append((path, keyword, message))
+        if len(self.items) >= self.cap:
+            raise _Full
+
+
+#: Errors reported by ``Validator.errors`` when no cap is given.
+DEFAULT_MAX_ERRORS: Final = 50
+
+
+@final
+class Validator:
+    """A compiled validator for one Tool Args Schema.
+
+    Build one with ``pedelec.compile_schema(schema)``; validators are cached and thread-safe.
+
+    Attributes:
+        schema: The checked, cloned schema this validator was compiled from (do not mutate it).
+        is_valid: ``is_valid(value) -> bool``, the fast check. Agrees with ``errors`` on every
+            input: ``is_valid(v)`` is true exactly when ``errors(v) == []``.
+
+    Example:
+        >>> from pedelec import compile_schema
+        >>> v = compile_schema({"type": "object", "properties": {"n": {"type": "integer"}}})
+        >>> v.is_valid({"n": 1}), v.is_valid({"n": True})
+        (True, False)
+        >>> [str(e) for e in v.errors({"n": "1"})]
+        ['/n: expected integer, got string "1" (type)']
+    """
+
+    __slots__ = ("_collect", "is_valid", "schema")
+
+    schema: dict[str, Any]
+    is_valid: Callable[[Any], bool]
+
+    def __init__(
+        self,
+        schema: dict[str, Any],
+        is_valid: Callable[[Any], bool],
+        collect: Callable[[Any, tuple[str | int, ...], _Errors], None],
+    ) -> None:
+        self.schema = schema
+        self.is_valid = is_valid
+        self._collect = collect
+
+    def errors(self, value: Any, max_errors: int | None = None) -> list[ArgError]:
+        """Return every way ``value`` fails the schema, in schema order, at most ``max_errors``.
+
+        Order: a node's own checks first (type, then its keywords in the order of the table in
+        the docs), then for an object each property in the order ``properties`` declares them,
+        then undeclared properties; for an array the items by index, then ``uniqueItems``.
+        ``max_errors`` defaults to 50.
+        """
+        if self.is_valid(value):
+            return []
+        out = _Errors(DEFAULT_MAX_ERRORS if max_errors is None else max(1, max_errors))
+        try:
+            self._collect(value, (), out)
+        except _Full:
+            pass
+        except Exception as exc:  # a hostile non-JSON object raised while being examined
+            out.items.append(((), "type", f"value could not be examined: {type(exc).__name__}"))
+        if not out.items:  # pragma: no cover - the generator guarantees an error; never crash
+            out.items.append(((), "type", "value does not match the schema"))
+        return [ArgError(pointer(p), k, m) for p, k, m in out.items]
+
+    def iter_errors(self, value: Any) -> Iterator[ArgError]:
+        """Iterate over ``errors(value)``."""
+        return iter(self.errors(value))
+
+    def __repr__(self) -> str:
+        return f"<pedelec Validator for {self.schema.get('type', 'oneOf')} schema>"
+
+
+# --- messages ---------------------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    """Name a value's JSON type and show it briefly: ``string "abc"``, ``integer 3``, ``array``."""
+    t = type(value)
+    if t is str:
+        return f"string {_quote(value)}"
+    if t is bool:
+        return "boolean true" if value else "boolean false"
+    if t is int:
+        text = str(value) if value.bit_length() < 128 else f"{str(value)[:20]}…"
+        return f"integer {text}"
+    if t is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            return f"{value!r} (not a JSON number)"
+        return f"number {value!r}"
+    if value is None:
+        return "null"
+    if t is list:
+        return f"array of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if t is dict:
+        return "object"
+    return f"Python {t.__name__} (not a JSON value)"
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _scalar(value: Any) -> str:
+    if type(value) is str:
+        return _quote(value, 60)
+    if type(value) is bool:
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _m_type(expected: str, value: Any) -> str:
+    return f"expected {expected}, got {_describe(value)}"
+
+
+def _m_min(limit: Any, value: Any) -> str:
+    return f"must be >= {_scalar(limit)}, got {_scalar(value)}"
+
+
+def _m_max(limit: Any, value: Any) -> str:
+    return f"must be <= {_scalar(limit)}, got {_scalar(value)}"
+
+
+def _plural(n: Any, word: str) -> str:
+    return f"{_scalar(n)} {word}{'' if n == 1 else 's'}"
+
+
+def _m_min_length(limit: Any, n: int) -> str:
+    return f"must be at least {_plural(limit, 'character')} long, got {n}"
+
+
+def _m_max_length(limit: Any, n: int) -> str:
+    return f"must be at most {_plural(limit, 'character')} long, got {n}"
+
+
+def _m_min_items(limit: Any, n: int) -> str:
+    return f"must have at least {_plural(limit, 'item')}, got {n}"
+
+
+def _m_max_items(limit: Any, n: int) -> str:
+    return f"must have at most {_plural(limit, 'item')}, got {n}"
+
+
+def _m_enum(options: tuple[Any, ...], value: Any) -> str:
+    shown = ", ".join(_scalar(o) for o in options[:10])
+    if len(options) > 10:
+        shown += f", … ({len(options)} in all)"
+    return f"must be one of {shown}; got {_scalar(value)}"
+
+
+def _m_pattern(source: str, value: str) -> str:
+    return f"must match pattern {_quote(source, 80)}, got {_quote(value)}"
+
+
+def _m_pattern_too_long(source: str, limit: int, n: int) -> str:
+    return (
+        f"is {n} characters long, too long to check against pattern {_quote(source, 80)} "
+        f"(limit {limit}); send a shorter string"
+    )
+
+
+def _m_required(name: str) -> str:
+    return f"missing required property {_quote(name, 80)}"
+
+
+# --- runtime helpers used by generated code ---------------------------------------------------
+
+
+def _first_duplicate(items: list[Any]) -> tuple[int, int] | None:
+    seen: dict[Hashable, int] = {}
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            return i, j
+    return None
+
+
+def _unique_errors(items: list[Any], path: tuple[str | int, ...], out: _Errors) -> None:
+    seen: dict[Hashable, int] = {}
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            out.add((*path, j), "uniqueItems", f"duplicate of item {i}")
+
+
+def _non_json(value: Any, path: tuple[str | int, ...]) -> tuple[tuple[str | int, ...], str] | None:
+    """Find the first part of ``value`` that is not plain JSON, without recursion."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, path)]
+    active: set[int] = set()
+    while stack:
+        v, p = stack.pop()
+        t = type(v)
+        if t is str or t is int or t is bool or v is None:
+            continue
+        if t is float:
+            if v - v != 0.0:
+                return p, _describe(v)
+            continue
+        if t is list or t is dict:
+            if id(v) in active:
+                return p, "a cycle (a container inside itself)"
+            active.add(id(v))
+            if t is list:
+                stack.extend((x, (*p, i)) for i, x in enumerate(v))
+            else:
+                for k, x in v.items():
+                    if type(k) is not str:
+                        return p, f"an object key {k!r} that is not a string"
+                    stack.append((x, (*p, k)))
+            continue
+        return p, f"Python {t.__name__}"
+    return None
+
+
+def _extras_ok(obj: dict[Any, Any], declared: frozenset[str]) -> bool:
+    for k, x in obj.items():
+        if k not in declared and (type(k) is not str or _non_json(x, ()) is not None):
+            return False
+    return True
+
+
+def _extras_errors(
+    obj: dict[Any, Any], declared: frozenset[str], path: tuple[str | int, ...], out: _Errors
+) -> None:
+    for k, x in obj.items():
+        if k in declared:
+            continue
+        if type(k) is not str:
+            out.add(path, "type", f"object keys must be strings, got key {k!r}")
+            continue
+        found = _non_json(x, (*path, k))
+        if found is not None:
+            out.add(found[0], "type", f"expected a JSON value, got {found[1]}")
+
+
+def _one_of_errors(
+    value: Any,
+    path: tuple[str | int, ...],
+    out: _Errors,
+    branches: tuple[Validator, ...],
+) -> None:
+    matched = [i for i, b in enumerate(branches) if b.is_valid(value)]
+    if len(matched) == 1:
+        return
+    if matched:
+        which = ", ".join(str(i + 1) for i in matched)
+        out.add(
+            path,
+            "oneOf",
+            f"matches alternatives {which} of {len(branches)}; it must match exactly one",
+        )
+        return
+    reasons = []
+    for i, b in enumerate(branches):
+        first = _Errors(1)
+        try:
+            b._collect(value, path, first)
+        except _Full:
+            pass
+        p, _, m = first.items[0]
+        where = pointer(p) or "(root)"
+        reasons.append(f"[{i + 1}] {where}: {m}")
+    out.add(
+        path,
+        "oneOf",
+        f"matches none of the {len(branches)} alternatives: " + "; ".join(reasons),
+    )
+
+
+# --- the generator ----------------------------------------------------------------------------
+
+
+_SCALAR_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+
+
+class _Gen:
+    """Emits the source of one function, in one of two modes: ``"bool"`` or ``"err"``."""
+
+    def __init__(self, mode: str, consts: dict[str, Any], pattern_limit: int) -> None:
+        self.err = mode == "err"
+        self.consts = consts
+        self.lines: list[str] = []
+        self.pattern_limit = pattern_limit
+        self._n = 0
+
+    def name(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}{self._n}"
+
+    def const(self, value: Any) -> str:
+        name = f"_k{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def line(self, ind: int, text: str) -> None:
+        self.lines.append("    " * ind + text)
+
+    def checks(self, ind: int, checks: list[tuple[str, str, str, str]], p: str) -> None:
+        """Emit independent checks ``(bool_cond, err_cond, keyword, message_expr)``."""
+        if not checks:
+            return
+        if self.err:
+            for _, cond, keyword, message in checks:
+                self.line(ind, f"if {cond}:")
+                self.line(ind + 1, f"out.add({p}, {keyword!r}, {message})")
+        else:
+            self.line(ind, f"if {' or '.join(c for c, _, _, _ in checks)}:")
+            self.line(ind + 1, "return False")
+
+    def type_check(self, ind: int, bad: str, expected: str, v: str, p: str) -> int:
+        """Emit the type test; return the indentation at which the node's other checks go."""
+        self.line(ind, f"if {bad}:")
+        if self.err:
+            self.line(ind + 1, f"out.add({p}, 'type', _m_type({expected!r}, {v}))")
+            self.line(ind, "else:")
+            return ind + 1
+        self.line(ind + 1, "return False")
+        return ind
+
+    def node(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        if ind > _MAX_INLINE_INDENT:
+            self.call_sub(node, v, p, ind)
+            return
+        if "oneOf" in node:
+            self.one_of(node, v, p, ind)
+            return
+        kind = node["type"]
+        if kind == "string":
+            self.string(node, v, p, ind)
+        elif kind == "number" or kind == "integer":
+            self.number(node, v, p, ind, kind)
+        elif kind == "boolean":
+            self.boolean(node, v, p, ind)
+        elif kind == "array":
+            self.array(node, v, p, ind)
+        else:
+            self.object(node, v, p, ind)
+
+    def call_sub(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        sub = self.const(_build(node, self.pattern_limit))
+        if self.err:
+            self.line(ind, f"{sub}._collect({v}, {p}, out)")
+        else:
+            self.line(ind, f"if not {sub}.is_valid({v}):")
+            self.line(ind + 1, "return False")
+
+    def one_of(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        branches = tuple(_build(b, self.pattern_limit) for b in node["oneOf"])
+        if self.err:
+            self.line(ind, f"_one_of_errors({v}, {p}, out, {self.const(branches)})")
+            return
+        calls = " + ".join(f"{self.const(b.is_valid)}({v})" for b in branches)
+        self.line(ind, f"if ({calls}) != 1:")
+        self.line(ind + 1, "return False")
+
+    def string(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        ind = self.type_check(ind, f"type({v}) is not str", "string", v, p)
+        n = self.name("n")
+        checks: list[tuple[str, str, str, str]] = []
+        if "minLength" in node or "maxLength" in node or "pattern" in node:
+            self.line(ind, f"{n} = len({v})")
+        if "minLength" in node:
+            k = self.const(node["minLength"])
+            checks.append((f"{n} < {k}", f"{n} < {k}", "minLength", f"_m_min_length({k}, {n})"))
+        if "maxLength" in node:
+            k = self.const(node["maxLength"])
+            checks.append((f"{n} > {k}", f"{n} > {k}", "maxLength", f"_m_max_length({k}, {n})"))
+        if "enum" in node:
+            k = self.const(frozenset(node["enum"]))
+            shown = self.const(tuple(node["enum"]))
+            checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
+        if "pattern" in node:
+            source = node["pattern"]
+            search = self.const(re.compile(source).search)
+            src = self.const(source)
+            lim = self.const(self.pattern_limit)
+            checks.append(
+                (
+                    f"{n} > {lim}",
+                    f"{n} > {lim}",
+                    "pattern",
+                    f"_m_pattern_too_long({src}, {lim}, {n})",
+                )
+            )
+            checks.append(
+                (
+                    f"{search}({v}) is None",
+                    f"{n} <= {lim} and {search}({v}) is None",
+                    "pattern",
+                    f"_m_pattern({src}, {v})",
+                )
+            )
+        self.checks_or_pass(ind, checks, p)
+
+    def checks_or_pass(self, ind: int, checks: list[tuple[str, str, str, str]], p: str) -> None:
+        if checks:
+            self.checks(ind, checks, p)
+        elif self.err and self.lines[-1].endswith("else:"):
+            self.line(ind, "pass")
+
+    def number(self, node: dict[str, Any], v: str, p: str, ind: int, kind: str) -> None:
+        t = self.name("t")
+        self.line(ind, f"{t} = type({v})")
+        if kind == "integer":
+            bad = f"{t} is not int and ({t} is not float or not {v}.is_integer())"
+        elif self.err:
+            # For a float, v - v is 0.0 unless v is NaN or infinite (then it is NaN, truthy).
+            bad = f"{t} is not int and ({t} is not float or {v} - {v})"
+        else:
+            # Floats first: most JSON numbers that are not integers by type are floats.
+            self.line(ind, f"if {t} is float:")
+            self.line(ind + 1, f"if {v} - {v}:")
+            self.line(ind + 2, "return False")
+            self.line(ind, f"elif {t} is not int:")
+            self.line(ind + 1, "return False")
+            bad = ""
+        if bad:
+            ind = self.type_check(ind, bad, kind, v, p)
+        checks: list[tuple[str, str, str, str]] = []
+        if "minimum" in node:
+            k = self.const(node["minimum"])
+            checks.append((f"{v} < {k}", f"{v} < {k}", "minimum", f"_m_min({k}, {v})"))
+        if "maximum" in node:
+            k = self.const(node["maximum"])
+            checks.append((f"{v} > {k}", f"{v} > {k}", "maximum", f"_m_max({k}, {v})"))
+        if "enum" in node:
+            k = self.const(frozenset(node["enum"]))
+            shown = self.const(tuple(node["enum"]))
+            checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
+        self.checks_or_pass(ind, checks, p)
+
+    def boolean(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        ind = self.type_check(ind, f"{v} is not True and {v} is not False", "boolean", v, p)
+        checks: list[tuple[str, str, str, str]] = []
+        if "enum" in node:
+            k = self.const(frozenset(node["enum"]))
+            shown = self.const(tuple(node["enum"]))
+            checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
+        self.checks_or_pass(ind, checks, p)
+
+    def array(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        ind = self.type_check(ind, f"type({v}) is not list", "array", v, p)
+        n = self.name("n")
+        self.line(ind, f"{n} = len({v})")
+        checks: list[tuple[str, str, str, str]] = []
+        if "minItems" in node:
+            k = self.const(node["minItems"])
+            checks.append((f"{n} < {k}", f"{n} < {k}", "minItems", f"_m_min_items({k}, {n})"))
+        if "maxItems" in node:
+            k = self.const(node["maxItems"])
+            checks.append((f"{n} > {k}", f"{n} > {k}", "maxItems", f"_m_max_items({k}, {n})"))
+        self.checks(ind, checks, p)
+        items = node["items"]
+        x = self.name("x")
+        if self.err:
+            i = self.name("i")
+            cp = self.name("p")
+            self.line(ind, f"for {i}, {x} in enumerate({v}):")
+            self.line(ind + 1, f"{cp} = {p} + ({i},)")
+            self.node(items, x, cp, ind + 1)
+        else:
+            self.line(ind, f"for {x} in {v}:")
+            self.node(items, x, p, ind + 1)
+        if node.get("uniqueItems") is True:
+            if self.err:
+                self.line(ind, f"_unique_errors({v}, {p}, out)")
+            elif "type" in items and items["type"] in _SCALAR_TYPES:
+                # Items already passed their scalar type check, so a set finds duplicates with
+                # JSON equality: 1 == 1.0, and booleans never meet numbers in one typed array.
+                self.line(ind, f"if len(set({v})) != {n}:")
+                self.line(ind + 1, "return False")
+            else:
+                self.line(ind, f"if _first_duplicate({v}) is not None:")
+                self.line(ind + 1, "return False")
+
+    def object(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+        ind = self.type_check(ind, f"type({v}) is not dict", "object", v, p)
+        properties: dict[str, Any] = node.get("properties", {})
+        required = set(node.get("required", ()))
+        count = self.name("c")
+        optional = [name for name in properties if name not in required]
+        if optional:
+            self.line(ind, f"{count} = {len(required)}")
+        for name, sub in properties.items():
+            key = self.const(name)
+            x = self.name("x")
+            cp = p
+            if self.err:
+                cp = self.name("p")
+            if name in required and not self.err:
+                # A missing key raises KeyError, which the function turns into False: cheaper
+                # than .get() plus a sentinel test on the success path.
+                self.line(ind, f"{x} = {v}[{key}]")
+                self.node(sub, x, cp, ind)
+                continue
+            self.line(ind, f"{x} = {v}.get({key}, _MISSING)")
+            if name in required:
+                self.line(ind, f"if {x} is _MISSING:")
+                if self.err:
+                    self.line(ind + 1, f"out.add({p}, 'required', _m_required({key}))")
+                    self.line(ind, "else:")
+                    self.line(ind + 1, f"{cp} = {p} + ({key},)")
+                    self.node(sub, x, cp, ind + 1)
+                else:  # pragma: no cover - bool mode handled above
+                    self.line(ind + 1, "return False")
+            else:
+                self.line(ind, f"if {x} is not _MISSING:")
+                self.line(ind + 1, f"{count} += 1")
+                if self.err:
+                    self.line(ind + 1, f"{cp} = {p} + ({key},)")
+                self.node(sub, x, cp, ind + 1)
+        declared = self.const(frozenset(properties))
+        expected = count if optional else str(len(required))
+        if self.err:
+            self.line(ind, f"if len({v}) != {expected}:")
+            self.line(ind + 1, f"_extras_errors({v}, {declared}, {p}, out)")
+        else:
+            self.line(ind, f"if len({v}) != {expected} and not _extras_ok({v}, {declared}):")
+            self.line(ind + 1, "return False")
+
+
+_RUNTIME: Final[dict[str, Any]] = {
+    "_MISSING": _MISSING,
+    "_extras_errors": _extras_errors,
+    "_extras_ok": _extras_ok,
+    "_first_duplicate": _first_duplicate,
+    "_m_enum": _m_enum,
+    "_m_max": _m_max,
+    "_m_max_items": _m_max_items,
+    "_m_max_length": _m_max_length,
+    "_m_min": _m_min,
+    "_m_min_items": _m_min_items,
+    "_m_min_length": _m_min_length,
+    "_m_pattern": _m_pattern,
+    "_m_pattern_too_long": _m_pattern_too_long,
+    "_m_required": _m_required,
+    "_m_type": _m_type,
+    "_one_of_errors": _one_of_errors,
+    "_unique_errors": _unique_errors,
+}
+
+_serial = itertools.count(1)
+
+
+def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[..., Any]:
+    """Generate, compile and return one function for ``node``."""
+    consts: dict[str, Any] = {}
+    gen = _Gen(mode, consts, pattern_limit)
+    if mode == "err":
+        gen.node(node, "v", "p", 2)
+        head = "    def collect(v, p, out):"
+        tail = ["        return None", "    return collect"]
+    else:
+        # Any exception (a KeyError for a missing required property, or one raised by a
+        # hostile non-JSON object) means "not valid"; try costs nothing when nothing is raised.
+        gen.node(node, "v", "p", 3)
+        head = "    def is_valid(v):\n        try:"
+        tail = [
+            "            return True",
+            "        except Exception:",
+            "            return False",
+            "    return is_valid",
+        ]
+    # Constants and runtime helpers become parameters of a factory, so the inner function reads
+    # them as closure cells (fast, like locals) and the source holds no schema text.
+    names = [*consts, *_RUNTIME, "type", "len", "str", "int", "float", "list", "dict", "set"]
+    source = "\n".join([f"def _factory({', '.join(names)}):", head, *gen.lines, *tail, ""])
+    filename = f"<pedelec validator {next(_serial)} {mode}>"
+    code = compile(source, filename, "exec")
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    builtins = (type, len, str, int, float, list, dict, set)
+    fn: Callable[..., Any] = namespace["_factory"](*consts.values(), *_RUNTIME.values(), *builtins)
+    return fn
+
+
+def _build(node: dict[str, Any], pattern_limit: int) -> Validator:
+    return Validator(
+        node,
+        _function(node, "bool", pattern_limit),
+        _function(node, "err", pattern_limit),
+    )
+
+
+def compile_node(node: dict[str, Any], *, max_pattern_length: int = 4096) -> Validator:
+    """Compile an already checked schema node (any kind) into a ``Validator``; no cache.
+
+    Callers outside ``pedelec.schema`` want ``pedelec.compile_schema``, which checks and caches.
+    """
+    return _build(node, max_pattern_length)
