@@ -1,8 +1,9 @@
 """Test-suite wide settings: hypothesis profiles and the opt-in ``slow`` marker.
 
 Property tests must be reproducible in CI and never fail on timing (the suite makes no timing
-assertions), so the default profile has no deadline and a fixed example budget. ``PEDELEC_SLOW=1``
-switches to a long fuzz profile and runs the tests marked ``slow``.
+assertions), so the default profile is derandomized (the same examples on every run) and has no
+deadline. ``PEDELEC_SLOW=1`` switches to a long, randomized fuzz profile and also runs the tests
+marked ``slow``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ SLOW = os.environ.get("PEDELEC_SLOW") == "1"
 
 settings.register_profile(
     "default",
+    derandomize=True,
     deadline=None,
     max_examples=200,
     print_blob=True,
