@@ -1,0 +1,77 @@
+"""Pin the packaging facts users and CI rely on.
+
+These are properties of the installed distribution and of the repository, not of the code: the
+console script, ``py.typed``, the single runtime dependency, a light ``import pedelec``, and the
+README's commands matching what CI runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from importlib import metadata, resources
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Modules that cost real time or start machinery at import; pedelec loads them lazily, inside the
+# functions that need them, so `import pedelec` stays close to `import typing_extensions`.
+HEAVY_MODULES = ("asyncio", "concurrent", "dataclasses", "difflib", "json", "logging", "threading")
+
+TEST_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
+)
+MAIN_JOB_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/python examples/validate_args.py"
+
+
+def test_console_script_points_at_the_cli() -> None:
+    (entry,) = metadata.entry_points(group="console_scripts", name="pedelec")
+    assert entry.value == "pedelec.cli:main"
+    assert entry.dist is not None
+    assert entry.dist.name == "pedelec"
+
+
+def test_package_is_marked_typed() -> None:
+    assert resources.files("pedelec").joinpath("py.typed").is_file()
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["setuptools"]["package-data"]["pedelec"] == ["py.typed"]
+
+
+def test_only_runtime_dependency_is_typing_extensions() -> None:
+    requirements = [Requirement(text) for text in metadata.requires("pedelec") or []]
+    runtime = [req.name for req in requirements if req.marker is None]
+    assert runtime == ["typing-extensions"]
+
+
+def test_import_pedelec_loads_no_heavy_module() -> None:
+    script = (
+        "import sys; import pedelec; "
+        f"print(','.join(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout == "\n"
+    assert completed.stderr == ""
+
+
+def test_readme_test_command_is_what_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"\n{TEST_COMMAND}\n" in readme
+    assert f"\n{TEST_COMMAND} || rc=$?\n" in ci
+
+
+def test_readme_main_job_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"\n{MAIN_JOB_COMMAND}\n" in readme
+    assert (ROOT / "examples" / "validate_args.py").is_file()
+
+
+def test_conformance_data_keeps_its_attribution() -> None:
+    readme = (ROOT / "tests" / "conformance" / "README.md").read_text(encoding="utf-8")
+    assert "JSON-Schema-Test-Suite" in readme
+    assert "Copyright (c) 2012 Julian Berman" in readme
