@@ -1,0 +1,26 @@
+"""Agent formats: a session's tools for OpenAI, Anthropic and MCP, and their tool calls back.
+
+One module per provider, each with the same two jobs, export and dispatch:
+
+====================================  ==========================================================
+``pedelec.adapters.openai``           ``chat_tools(session)``, ``responses_tools(session)``,
+                                      ``await dispatch_tool_calls(session, message.tool_calls)``,
+                                      ``await dispatch_responses_calls(session, response.output)``
+``pedelec.adapters.anthropic``        ``tools(session)``,
+                                      ``await dispatch_tool_uses(session, message.content)``
+``pedelec.adapters.mcp``              ``tools(session)``,
+                                      ``await dispatch_tool_call(session, name, arguments)``
+====================================  ==========================================================
+
+Every dispatcher has a ``_sync`` twin for code without an event loop. Dispatchers take the
+official SDKs' objects or plain dicts, run several calls concurrently, answer them in order,
+and turn a malformed call into an error result for that call instead of raising.
+
+Tool names: OpenAI and Anthropic accept ``^[a-zA-Z0-9_-]{1,64}$``. A ``.`` in a pedelec tool
+name is sent as ``__`` (``editor.replace_selection`` → ``editor__replace_selection``) and
+mapped back by the dispatchers. When two tools would be sent under the same name, or a sent
+name is longer than 64 characters, exporting raises ``PedelecError(INVALID_INPUT)`` naming the
+tools. MCP keeps names unchanged.
+
+No vendor package is imported by these modules.
+"""

@@ -1,0 +1,116 @@
+"""Tool names as OpenAI and Anthropic accept them, and the way back.
+
+Both providers require tool names to match ``^[a-zA-Z0-9_-]{1,64}$``. pedelec names may also
+contain ``.`` (``editor.replace_selection``), so the adapters send each ``.`` as ``__``
+(``editor__replace_selection``). The mapping is decided per session from the names it actually
+has, so the dispatcher maps back with a table lookup instead of guessing: if two tools would be
+sent under the same name (``a.b`` and ``a__b``), or a mapped name is longer than the provider
+allows, exporting fails with ``INVALID_INPUT`` rather than renaming a tool behind the
+developer's back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Final
+
+from pedelec.errors import INVALID_INPUT, PedelecError
+
+__all__ = ["MAX_PROVIDER_NAME_LENGTH", "PROVIDER_NAME_PATTERN", "NameMap", "name_map"]
+
+#: The tool name rule shared by the OpenAI and Anthropic APIs.
+PROVIDER_NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+MAX_PROVIDER_NAME_LENGTH: Final = 64
+
+
+def provider_name(name: str) -> str:
+    """Return the name a tool is sent under: every ``.`` becomes ``__``.
+
+    Example:
+        >>> provider_name("editor.replace_selection")
+        'editor__replace_selection'
+    """
+    return name.replace(".", "__")
+
+
+class NameMap:
+    """A two-way table between a session's tool names and the names a provider sees.
+
+    Built by :func:`name_map`, which guarantees the table is one-to-one.
+    """
+
+    __slots__ = ("_from_provider", "_to_provider")
+
+    def __init__(self, to_provider: Mapping[str, str]) -> None:
+        self._to_provider = dict(to_provider)
+        self._from_provider = {sent: name for name, sent in self._to_provider.items()}
+
+    def to_provider(self, name: str) -> str:
+        """Return the provider name of the session tool ``name``."""
+        return self._to_provider[name]
+
+    def from_provider(self, sent: str) -> str:
+        """Return the session tool name behind the provider name ``sent``.
+
+        A name the table does not know is returned unchanged, so the session reports it as an
+        unknown tool in its own words.
+        """
+        return self._from_provider.get(sent, sent)
+
+
+def name_map(names: Iterable[str], provider: str) -> NameMap:
+    """Build the name table for a session's tools, checking the provider's name rule.
+
+    Args:
+        names: The session's tool names, in registration order.
+        provider: The provider's display name for messages, e.g. ``"OpenAI"``.
+
+    Returns:
+        A one-to-one :class:`NameMap`.
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` when two tools map to the same provider name, or a
+            mapped name breaks the provider's rule (longer than 64 characters).
+
+    Example:
+        >>> name_map(["editor.replace_selection"], "OpenAI").to_provider("editor.replace_selection")
+        'editor__replace_selection'
+    """
+    return _name_map(tuple(names), provider)
+
+
+@lru_cache(maxsize=256)
+def _name_map(names: tuple[str, ...], provider: str) -> NameMap:
+    # Cached by the exact tuple of names: a session's tool list rarely changes between turns,
+    # and every dispatch of a provider call needs the table again.
+    table: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for name in names:
+        sent = provider_name(name)
+        if sent in owner:
+            first = owner[sent]
+            raise PedelecError(
+                INVALID_INPUT,
+                f'Tools "{first}" and "{name}" would both be sent to {provider} as "{sent}" '
+                f'(each "." is sent as "__"); rename one of them.',
+                {"tools": [first, name], "providerName": sent},
+            )
+        if len(sent) > MAX_PROVIDER_NAME_LENGTH:
+            raise PedelecError(
+                INVALID_INPUT,
+                f'Tool "{name}" would be sent to {provider} as a name of {len(sent)} characters; '
+                f"{provider} allows at most {MAX_PROVIDER_NAME_LENGTH}.",
+                {"tool": name, "providerName": sent, "limit": MAX_PROVIDER_NAME_LENGTH},
+            )
+        if PROVIDER_NAME_PATTERN.fullmatch(sent) is None:
+            raise PedelecError(
+                INVALID_INPUT,
+                f'Tool "{name}" would be sent to {provider} as "{sent}", which does not match '
+                f"{provider}'s tool name rule ^[a-zA-Z0-9_-]{{1,64}}$.",
+                {"tool": name, "providerName": sent},
+            )
+        owner[sent] = name
+        table[name] = sent
+    return NameMap(table)
