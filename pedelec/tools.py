@@ -2,20 +2,45 @@
 
 A tool is a name, a description, a Tool Args Schema, an optional timeout and an optional inline
 handler. ``define_tool`` and the ``@tool`` decorator build reusable ``ToolDefinition`` objects; a
-``Session`` registers them. Handlers are normalised once, here, into a ``HandlerSpec`` so the
-dispatcher never inspects a function per call.
+``Session`` registers them. Every rule is checked when the definition is built (``INVALID_INPUT``
+naming the tool), and the schema is compiled once through the cached compiler, so registering the
+same definition with many sessions costs a dict insert. Handlers are normalised once, here, into a
+``HandlerSpec`` so the dispatcher never inspects a function per call.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any, final
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, Generic, Never, TypeVar, final, overload
+
+from typing_extensions import ParamSpec
 
 from pedelec._context import ToolCallContext
 from pedelec.errors import INVALID_INPUT, PedelecError
 
-__all__ = ["HandlerSpec", "ToolCallContext", "handler_spec"]
+if TYPE_CHECKING:
+    from pedelec.schema import Validator
+    from pedelec.schema.types import ToolArgsSchema
+
+__all__ = [
+    "DEFAULT_TIMEOUT_MS",
+    "HandlerSpec",
+    "ToolCallContext",
+    "ToolDefinition",
+    "define_tool",
+    "handler_spec",
+    "tool",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: The timeout of a tool that sets none, in milliseconds.
+DEFAULT_TIMEOUT_MS: Final = 60_000
+
+_NAME: Final = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]*")
 
 
 @final
@@ -143,3 +168,361 @@ def _describe_signature(fn: Callable[..., Any]) -> str:
         return f"{name}{inspect.signature(fn)}"
     except (TypeError, ValueError):  # pragma: no cover - only called when signature() worked
         return name
+
+
+# --- definition rules ---------------------------------------------------------------------------
+
+
+def _label(name: Any) -> str:
+    return f'Tool "{name}"' if isinstance(name, str) else "A tool"
+
+
+def check_name(name: Any) -> str:
+    """Check a tool name (DESIGN §3) and return it.
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` when ``name`` is not a string matching
+            ``^[a-zA-Z][a-zA-Z0-9_.-]*$``.
+    """
+    if type(name) is str and _NAME.fullmatch(name):
+        return name
+    shown = repr(name) if not isinstance(name, str) or len(name) <= 80 else repr(name[:80]) + "…"
+    raise PedelecError(
+        INVALID_INPUT,
+        f"Tool name {shown} is invalid; a name starts with a letter and continues with letters, "
+        "digits, '_', '.' or '-' (e.g. \"update_counter\" or \"editor.replace\").",
+        {"tool": name if isinstance(name, str) else repr(name), "field": "name"},
+    )
+
+
+def check_description(name: str, description: Any) -> str:
+    """Check a tool description: a string with text in it."""
+    if isinstance(description, str) and description.strip():
+        return str(description)
+    got = "an empty string" if isinstance(description, str) else type(description).__name__
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)} needs a description (a non-empty string) that tells the agent when to "
+        f"use it; got {got}.",
+        {"tool": name, "field": "description"},
+    )
+
+
+def check_timeout(name: str, timeout_ms: Any) -> int | None:
+    """Check a tool timeout: ``None`` or a positive integer of milliseconds (not a bool)."""
+    if timeout_ms is None or (type(timeout_ms) is int and timeout_ms > 0):
+        return timeout_ms
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: timeout_ms must be a positive integer of milliseconds, got "
+        f"{timeout_ms!r}.",
+        {"tool": name, "field": "timeout_ms"},
+    )
+
+
+def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
+    """The error for the TypeScript SDK's old ``input`` field."""
+    return PedelecError(
+        INVALID_INPUT,
+        f'{_label(name)}: the "input" field is no longer supported; pass the argument schema '
+        f"as {where} instead.",
+        {"tool": name if isinstance(name, str) else repr(name), "field": "input"},
+    )
+
+
+def compile_tool_schema(name: str, schema: Any, max_pattern_length: int) -> Validator:
+    """Check and compile a tool's schema through the cached compiler, naming the tool on error."""
+    from pedelec.schema import check_schema, compile_schema
+
+    try:
+        return compile_schema(schema, max_pattern_length=max_pattern_length)
+    except PedelecError:
+        # Errors are rare: check again just to get the message and details that name the tool.
+        check_schema(schema, tool=name)
+        raise
+
+
+def doc_description(fn: Any) -> str | None:
+    """The first paragraph of ``fn``'s docstring, on one line (``None`` when it has none)."""
+    doc = inspect.getdoc(fn)
+    if not doc:
+        return None
+    first = doc.strip().split("\n\n", 1)[0]
+    return " ".join(first.split()) or None
+
+
+# --- ToolDefinition ---------------------------------------------------------------------------
+
+
+@final
+class ToolDefinition(Generic[P, R]):
+    """A checked, reusable tool: name, description, schema, timeout and an optional handler.
+
+    Build one with ``define_tool`` or the ``@tool`` decorator and pass it to
+    ``Session(tools=[...])``. A definition made by ``@tool`` can still be called like the
+    function it decorates.
+
+    Attributes:
+        name: The tool's name, as the agent calls it.
+        description: What the tool does, for the agent.
+        timeout_ms: The tool's own timeout in milliseconds, or ``None`` (60 000 applies).
+        handler: The inline handler (the decorated function), or ``None``.
+
+    Example:
+        >>> from pedelec import Session, tool
+        >>> @tool("add", description="Add two integers.", schema={
+        ...     "type": "object",
+        ...     "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        ...     "required": ["a", "b"],
+        ... })
+        ... def add(args):
+        ...     return args["a"] + args["b"]
+        >>> add({"a": 1, "b": 2})
+        3
+        >>> Session(tools=[add]).dispatch_sync("add", {"a": 1, "b": 2}).value
+        3
+    """
+
+    __slots__ = ("_schema", "_spec", "_validator", "description", "handler", "name", "timeout_ms")
+
+    name: str
+    description: str
+    timeout_ms: int | None
+    handler: Callable[P, R] | None
+    _schema: dict[str, Any]
+    _validator: Validator
+    _spec: HandlerSpec | None
+
+    def __init__(self) -> None:
+        raise TypeError("build a ToolDefinition with pedelec.define_tool(...) or @pedelec.tool")
+
+    @classmethod
+    def _make(
+        cls,
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        validator: Validator,
+        timeout_ms: int | None,
+        handler: Any,
+        spec: HandlerSpec | None,
+    ) -> ToolDefinition[Any, Any]:
+        self: ToolDefinition[Any, Any] = object.__new__(cls)
+        self.name = name
+        self.description = description
+        self._schema = schema
+        self._validator = validator
+        self.timeout_ms = timeout_ms
+        self.handler = handler
+        self._spec = spec
+        return self
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """A fresh copy of the tool's argument schema."""
+        from pedelec._json import clone_json
+
+        copy: dict[str, Any] = clone_json(self._schema)
+        return copy
+
+    def spec(self) -> dict[str, Any]:
+        """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?}``."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "argsSchema": self.schema,
+        }
+        if self.timeout_ms is not None:
+            out["timeoutMs"] = self.timeout_ms
+        return out
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if self.handler is None:
+            raise TypeError(f'tool "{self.name}" has no inline handler to call')
+        return self.handler(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<ToolDefinition {self.name!r}>"
+
+
+def build_definition(
+    name: Any,
+    description: Any,
+    schema: Any,
+    timeout_ms: Any,
+    handler: Any,
+    legacy: Mapping[str, Any],
+) -> ToolDefinition[Any, Any]:
+    """Check every definition rule and build the definition (``define_tool``'s engine)."""
+    name = check_name(name)
+    if "input" in legacy:
+        raise legacy_input_error(name)
+    if legacy:
+        raise TypeError(f"define_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
+    description = check_description(name, description)
+    timeout_ms = check_timeout(name, timeout_ms)
+    spec = None if handler is None else handler_spec(handler, tool=name)
+    validator = compile_tool_schema(name, schema, _default_pattern_length())
+    return ToolDefinition._make(
+        name, description, _own_copy(schema), validator, timeout_ms, handler, spec
+    )
+
+
+def _default_pattern_length() -> int:
+    from pedelec.limits import DEFAULT_LIMITS
+
+    return DEFAULT_LIMITS.max_pattern_length
+
+
+def _own_copy(schema: Any) -> dict[str, Any]:
+    """The schema as written (key order kept), for manifests; already proven valid."""
+    from pedelec._json import clone_json
+
+    # Equal schemas share one cached validator whose ``schema`` keeps the first one's key order;
+    # the manifest shows each tool's schema as its author wrote it.
+    copy: dict[str, Any] = clone_json(schema)
+    return copy
+
+
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    schema: ToolArgsSchema,
+    timeout_ms: int | None = None,
+    handler: Callable[P, R],
+    **legacy: Never,
+) -> ToolDefinition[P, R]: ...
+@overload
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    schema: ToolArgsSchema,
+    timeout_ms: int | None = None,
+    handler: None = None,
+    **legacy: Never,
+) -> ToolDefinition[..., Any]: ...
+def define_tool(
+    *,
+    name: str,
+    description: str,
+    schema: ToolArgsSchema,
+    timeout_ms: int | None = None,
+    handler: Callable[..., Any] | None = None,
+    **legacy: Any,
+) -> ToolDefinition[Any, Any]:
+    """Define a tool: check every rule now and compile its schema (cached).
+
+    Args:
+        name: The name the agent calls, ``^[a-zA-Z][a-zA-Z0-9_.-]*$``.
+        description: What the tool does and when to use it (non-empty).
+        schema: The Tool Args Schema of the arguments (a root object node); cloned.
+        timeout_ms: The tool's timeout in milliseconds (default: 60 000).
+        handler: The inline handler, ``fn(args)`` or ``fn(args, ctx)``, sync or async; a
+            session's ``on_tool(name)`` handler overrides it.
+
+    Returns:
+        A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` naming the tool and what is wrong (also for the legacy
+            ``input=`` field, which is now ``schema=``).
+
+    Example:
+        >>> from pedelec import Session, define_tool
+        >>> echo = define_tool(
+        ...     name="echo",
+        ...     description="Return the text it is given.",
+        ...     schema={"type": "object", "properties": {"text": {"type": "string"}}},
+        ...     handler=lambda args: args.get("text", ""),
+        ... )
+        >>> Session(tools=[echo]).dispatch_sync("echo", {"text": "hi"}).value
+        'hi'
+    """
+    return build_definition(name, description, schema, timeout_ms, handler, legacy)
+
+
+@overload
+def tool(name: Callable[P, R], /) -> ToolDefinition[P, R]: ...
+@overload
+def tool(
+    name: str | None = None,
+    /,
+    *,
+    description: str | None = None,
+    schema: ToolArgsSchema | None = None,
+    timeout_ms: int | None = None,
+) -> Callable[[Callable[P, R]], ToolDefinition[P, R]]: ...
+def tool(
+    name: Any = None,
+    /,
+    *,
+    description: str | None = None,
+    schema: ToolArgsSchema | None = None,
+    timeout_ms: int | None = None,
+) -> Any:
+    """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
+
+    With ``schema=`` the function is a handler taking ``(args)`` or ``(args, ctx)``. Without it,
+    the schema is inferred from the function's typed signature and the function is called with
+    keyword arguments (typed tools). The name defaults to the function's name and the
+    description to the first paragraph of its docstring.
+
+    Args:
+        name: The tool's name (default: the function's ``__name__``). ``@tool`` works bare.
+        description: What the tool does (default: the docstring's first paragraph).
+        schema: The argument schema; omit it to infer one from the signature.
+        timeout_ms: The tool's timeout in milliseconds (default: 60 000).
+
+    Returns:
+        A decorator that returns the ``ToolDefinition``, which stays callable like the function.
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` naming the tool and what is wrong.
+
+    Example:
+        >>> from pedelec import Session, tool
+        >>> @tool("shout", schema={"type": "object", "properties": {"text": {"type": "string"}}})
+        ... def shout(args):
+        ...     \"\"\"Repeat the text in capitals.\"\"\"
+        ...     return args["text"].upper()
+        >>> Session(tools=[shout]).dispatch_sync("shout", {"text": "hi"}).value
+        'HI'
+    """
+    if callable(name):
+        return definition_from_function(name, None, description, schema, timeout_ms)
+    if name is not None and not isinstance(name, str):
+        check_name(name)
+
+    def decorate(fn: Callable[P, R]) -> ToolDefinition[P, R]:
+        return definition_from_function(fn, name, description, schema, timeout_ms)
+
+    return decorate
+
+
+def definition_from_function(
+    fn: Any, name: str | None, description: str | None, schema: Any, timeout_ms: Any
+) -> ToolDefinition[Any, Any]:
+    """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None."""
+    if schema is None:
+        from pedelec._infer import infer_tool
+
+        inferred = infer_tool(fn, name=name, description=description)
+        timeout_ms = check_timeout(inferred.name, timeout_ms)
+        validator = compile_tool_schema(inferred.name, inferred.schema, _default_pattern_length())
+        return ToolDefinition._make(
+            inferred.name,
+            inferred.description,
+            _own_copy(inferred.schema),
+            validator,
+            timeout_ms,
+            fn,
+            inferred.handler,
+        )
+    if name is None:
+        name = getattr(fn, "__name__", None)
+    if description is None:
+        description = doc_description(fn)
+    return build_definition(name, description, schema, timeout_ms, fn, {})
