@@ -75,3 +75,30 @@ def test_conformance_data_keeps_its_attribution() -> None:
     readme = (ROOT / "tests" / "conformance" / "README.md").read_text(encoding="utf-8")
     assert "JSON-Schema-Test-Suite" in readme
     assert "Copyright (c) 2012 Julian Berman" in readme
+
+
+def test_main_job_prints_the_checked_schema_and_every_error() -> None:
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "validate_args.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert completed.stderr == ""
+    assert completed.stdout.splitlines() == [
+        "schema add_card: inside the subset, compiled",
+        'args: {"title": "Ship v1", "labels": ["release", "docs"], "priority": 2}',
+        "  is_valid: True",
+        "  errors: none",
+        'args: {"title": "", "labels": ["docs", "Docs", "docs"], "priority": "high"}',
+        "  is_valid: False",
+        "  error: /title: must be at least 1 character long, got 0 (minLength)",
+        '  error: /labels/1: must match pattern "^[a-z][a-z0-9-]*$", got "Docs" (pattern)',
+        "  error: /labels/2: duplicate of item 0 (uniqueItems)",
+        '  error: /priority: expected integer, got string "high" (type)',
+        "schema with exclusiveMinimum rejected: INVALID_INPUT: Invalid schema at"
+        ' /properties/delta/exclusiveMinimum: "exclusiveMinimum" is not supported in a Tool Args'
+        " Schema integer node (allowed: description, default, examples, enum, minimum, maximum);"
+        ' use "minimum" (inclusive) instead.',
+        '  details: {"pointer": "/properties/delta/exclusiveMinimum", "keyword": "exclusiveMinimum"}',
+    ]
