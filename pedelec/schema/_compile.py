@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Final
 
@@ -366,6 +367,45 @@ def _one_of_errors(
     )
 
 
+def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
+    """Recognise ``^[...]+$``-shaped patterns that ``str.strip`` can test without the regex engine.
+
+    Returns ``(allowed characters, min count, max count)`` for a pattern that is exactly a start
+    anchor, one repeated character class of printable ASCII literals and ranges (not negated),
+    and ``$``; otherwise ``None``. Python's ``re.search`` with such a pattern matches a string
+    ``s`` exactly when ``s`` is ``X`` or ``X + "\\n"`` (``$`` also matches before a final newline)
+    with every character of ``X`` allowed and ``len(X)`` within the counts.
+    """
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser
+
+    try:
+        items = list(_parser.parse(source))
+    except Exception:  # pragma: no cover - the schema check only lets compiling patterns in
+        return None
+    if (
+        len(items) != 3
+        or items[0] != (c.AT, c.AT_BEGINNING)
+        or items[2] != (c.AT, c.AT_END)
+        or items[1][0] is not c.MAX_REPEAT
+    ):
+        return None
+    low, high, body = items[1][1]
+    body = list(body)
+    if len(body) != 1 or body[0][0] is not c.IN:
+        return None
+    chars: list[str] = []
+    for op, arg in body[0][1]:
+        if op is c.LITERAL and 0x20 <= arg <= 0x7E:
+            chars.append(chr(arg))
+        elif op is c.RANGE and 0x20 <= arg[0] <= arg[1] <= 0x7E:
+            chars.extend(chr(code) for code in range(arg[0], arg[1] + 1))
+        else:
+            return None
+    upper = sys.maxsize if high is c.MAXREPEAT else int(high)
+    return "".join(sorted(set(chars))), int(low), upper
+
+
 # --- the generator ----------------------------------------------------------------------------
 
 
@@ -481,14 +521,33 @@ class _Gen:
                     f"_m_pattern_too_long({src}, {lim}, {n})",
                 )
             )
-            checks.append(
-                (
-                    f"{search}({v}) is None",
-                    f"{n} <= {lim} and {search}({v}) is None",
-                    "pattern",
-                    f"_m_pattern({src}, {v})",
+            fast = None if self.err else _char_class_pattern(source)
+            if fast is None:
+                checks.append(
+                    (
+                        f"{search}({v}) is None",
+                        f"{n} <= {lim} and {search}({v}) is None",
+                        "pattern",
+                        f"_m_pattern({src}, {v})",
+                    )
                 )
-            )
+            else:
+                # str.strip in C instead of the regex engine, about 3x faster per string.
+                self.checks_or_pass(ind, checks, p)
+                checks = []
+                allowed, low, high = fast
+                r = self.name("r")
+                k = self.const(allowed)
+                self.line(ind, f"{r} = {v}.strip({k})")
+                self.line(ind, f"if {r}:")
+                self.line(ind + 1, f"if {r} != '\\n' or {v}[-1] != '\\n':")
+                self.line(ind + 2, "return False")
+                self.line(ind + 1, f"{n} -= 1")
+                if low > 0 or high < sys.maxsize:
+                    lo, hi = self.const(low), self.const(high)
+                    self.line(ind, f"if {n} < {lo} or {n} > {hi}:")
+                    self.line(ind + 1, "return False")
+                return
         self.checks_or_pass(ind, checks, p)
 
     def checks_or_pass(self, ind: int, checks: list[tuple[str, str, str, str]], p: str) -> None:
