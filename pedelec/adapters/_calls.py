@@ -1,0 +1,169 @@
+"""Run a batch of provider tool calls through a session, concurrently, keeping their order.
+
+Provider calls arrive as SDK objects (pydantic models) or plain dicts; :func:`field` reads both
+without importing any vendor package. Each call is first normalised to a :class:`Call`: either a
+tool name with its arguments, or an error the call already carries (no id, no name, an
+unsupported call type). Normalised calls run together with ``asyncio.gather`` over
+``session.dispatch``, and each comes back as an :class:`Outcome` whose text is exactly what the
+agent reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar, final
+
+from pedelec.errors import PedelecError
+
+if TYPE_CHECKING:
+    from pedelec.session import Session, ToolResult
+
+__all__ = ["Call", "Outcome", "field", "run_calls", "run_calls_sync"]
+
+MISSING: Final[Any] = object()
+
+T = TypeVar("T")
+
+
+def field(obj: Any, key: str) -> Any:
+    """Read ``key`` from a dict or an attribute of an SDK object; :data:`MISSING` if absent."""
+    if isinstance(obj, dict):
+        return obj.get(key, MISSING)
+    return getattr(obj, key, MISSING)
+
+
+def text_field(obj: Any, key: str) -> str | None:
+    """Read a non-empty string field, or ``None`` when it is absent, empty or not a string."""
+    value = field(obj, key)
+    return value if isinstance(value, str) and value else None
+
+
+@final
+class Call:
+    """One provider tool call, normalised.
+
+    Attributes:
+        call_id: The provider's id for the call (``""`` when the call had none).
+        name: The session tool name (already mapped back from the provider name).
+        args: The arguments as the provider sent them: JSON text or a dict.
+        error: Set when the call cannot be dispatched at all; ``name``/``args`` are then unused.
+    """
+
+    __slots__ = ("args", "call_id", "error", "name")
+
+    def __init__(
+        self, call_id: str, name: str, args: Any, error: PedelecError | None = None
+    ) -> None:
+        self.call_id = call_id
+        self.name = name
+        self.args = args
+        self.error = error
+
+
+@final
+class Outcome:
+    """What one call produced: the text the agent reads and whether it is an error.
+
+    Attributes:
+        call_id: The provider's id for the call.
+        text: The JSON text of the result value or of the error envelope.
+        is_error: True for every error envelope.
+        result: The session's :class:`~pedelec.ToolResult`, or ``None`` when the call was
+            malformed and never reached the session.
+    """
+
+    __slots__ = ("call_id", "is_error", "result", "text")
+
+    def __init__(self, call_id: str, text: str, is_error: bool, result: ToolResult | None) -> None:
+        self.call_id = call_id
+        self.text = text
+        self.is_error = is_error
+        self.result = result
+
+
+def no_name(call_id: str, what: str) -> Call:
+    """A call that names no tool: ``TOOL_NOT_FOUND``, without running anything."""
+    from pedelec.errors import TOOL_NOT_FOUND
+
+    message = f"A {what} arrived without a tool name; call one of the session's tools by name."
+    return Call(call_id, "", None, PedelecError(TOOL_NOT_FOUND, message))
+
+
+def no_id(name: str, what: str) -> Call:
+    """A call without an id: its result could not be paired with it, so it is not run."""
+    from pedelec.errors import INVALID_INPUT
+
+    message = (
+        f'A {what} of "{name}" arrived without an id, so its result could not be matched to it; '
+        "it was not run."
+    )
+    return Call("", name, None, PedelecError(INVALID_INPUT, message, {"tool": name}))
+
+
+def error_text(error: PedelecError) -> str:
+    """The JSON text of the error envelope ``{"error": {...}}``, as the session would send it."""
+    from pedelec._json import dumps_compact
+
+    return dumps_compact({"error": error.to_dict()})
+
+
+def normalise_args(args: Any) -> Any:
+    """Map "no arguments" to ``{}``: a missing field, ``None`` or blank JSON text.
+
+    Some models send ``""`` for a tool that takes no arguments; every other value goes to the
+    session unchanged, which parses JSON text strictly and reports anything else.
+    """
+    if args is MISSING or args is None:
+        return {}
+    if isinstance(args, str) and not args.strip():
+        return {}
+    return args
+
+
+async def run_calls(
+    session: Session, calls: Sequence[Call], *, turn_id: str | None = None
+) -> list[Outcome]:
+    """Dispatch ``calls`` concurrently and return their outcomes in input order."""
+    import asyncio
+
+    async def one(call: Call) -> Outcome:
+        if call.error is not None:
+            return Outcome(call.call_id, error_text(call.error), True, None)
+        result = await session.dispatch(
+            call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id
+        )
+        return Outcome(call.call_id, result.to_text(), result.is_error, result)
+
+    return list(await asyncio.gather(*(one(call) for call in calls)))
+
+
+def run_sync(fn_name: str, make: Callable[[], Awaitable[T]]) -> T:
+    """Run the coroutine ``make()`` to completion from synchronous code.
+
+    Raises:
+        RuntimeError: When called from a thread that is running an event loop: blocking it
+            would freeze every other task, so the caller must ``await`` the async variant.
+    """
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise RuntimeError(
+            f"{fn_name}_sync() was called from a running event loop; use await {fn_name}(...) "
+            "there instead."
+        )
+
+    async def main() -> T:
+        return await make()
+
+    return asyncio.run(main())
+
+
+def run_calls_sync(
+    fn_name: str, session: Session, calls: Sequence[Call], *, turn_id: str | None = None
+) -> list[Outcome]:
+    """Synchronous :func:`run_calls`; ``fn_name`` names the public function in errors."""
+    return run_sync(fn_name, lambda: run_calls(session, calls, turn_id=turn_id))

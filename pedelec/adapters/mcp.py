@@ -1,0 +1,160 @@
+"""A session's tools in the Model Context Protocol (MCP) format.
+
+``pedelec serve TARGET`` runs a complete MCP server built on these two functions; use them
+directly to put a session's tools inside an MCP server of your own. MCP allows ``.`` in tool
+names, so names are kept as they are.
+
+The ``mcp`` package is never imported here: both functions work on the protocol's JSON shapes
+(``camelCase`` keys), which the SDK's models accept through ``model_validate``.
+
+Example:
+    >>> from mcp import types
+    >>> from pedelec.adapters import mcp as pedelec_mcp
+    >>> listed = [types.Tool.model_validate(t) for t in pedelec_mcp.tools(session)]
+    >>> result = types.CallToolResult.model_validate(
+    ...     await pedelec_mcp.dispatch_tool_call(session, "update_counter", {"delta": 3})
+    ... )
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from pedelec.adapters._calls import run_sync
+
+if TYPE_CHECKING:
+    from pedelec.session import Session, ToolResult
+
+__all__ = [
+    "CallToolResult",
+    "McpTool",
+    "TextContent",
+    "call_tool_result",
+    "dispatch_tool_call",
+    "dispatch_tool_call_sync",
+    "tools",
+]
+
+
+class McpTool(TypedDict):
+    """A tool as ``tools/list`` returns it."""
+
+    name: str
+    description: str
+    inputSchema: dict[str, Any]
+
+
+class TextContent(TypedDict):
+    """A text content block."""
+
+    type: Literal["text"]
+    text: str
+
+
+class CallToolResult(TypedDict):
+    """The result of ``tools/call``."""
+
+    content: list[TextContent]
+    structuredContent: NotRequired[dict[str, Any]]
+    isError: bool
+
+
+def tools(session: Session) -> list[McpTool]:
+    """Return the session's tools in the ``tools/list`` format.
+
+    Each schema is a fresh copy; names are kept as they are.
+
+    Args:
+        session: The session whose tools to export.
+
+    Returns:
+        ``[{"name", "description", "inputSchema"}, ...]`` in registration order.
+
+    Example:
+        >>> tools(session)[0]["inputSchema"]["type"]
+        'object'
+    """
+    return [
+        {
+            "name": tool["name"],
+            "description": tool["description"],
+            "inputSchema": tool["argsSchema"],
+        }
+        for tool in session.manifest()["tools"]
+    ]
+
+
+def call_tool_result(result: ToolResult) -> CallToolResult:
+    """Format a :class:`~pedelec.ToolResult` as a ``tools/call`` result.
+
+    The content is one text block holding the JSON text of the result (or of the error
+    envelope). A successful result whose value is a JSON object is also given as
+    ``structuredContent``. Every error envelope, ``TOOL_ARGS_INVALID`` included, sets
+    ``isError`` so the model sees the message and can correct its call.
+
+    Args:
+        result: What ``session.dispatch`` returned.
+
+    Returns:
+        ``{"content": [{"type": "text", "text"}], "structuredContent"?, "isError"}``.
+
+    Example:
+        >>> call_tool_result(session.dispatch_sync("update_counter", {"delta": 3}))
+        {'content': [{'type': 'text', 'text': '{"value":3}'}], 'structuredContent': {'value': 3}, 'isError': False}
+    """
+    out: CallToolResult = {
+        "content": [{"type": "text", "text": result.to_text()}],
+        "isError": result.is_error,
+    }
+    if not result.is_error and isinstance(result.value, dict):
+        out = {
+            "content": out["content"],
+            "structuredContent": result.value,
+            "isError": False,
+        }
+    return out
+
+
+async def dispatch_tool_call(
+    session: Session, name: str, arguments: Any, *, turn_id: str | None = None
+) -> CallToolResult:
+    """Run one ``tools/call`` request and return its result.
+
+    Never raises for agent input: an unknown tool, invalid arguments, a handler error or a
+    timeout come back as a result with ``isError: true``.
+
+    Args:
+        session: The session that runs the tool.
+        name: ``params.name`` of the request.
+        arguments: ``params.arguments`` (``None`` means no arguments).
+        turn_id: Passed to the handler's ``ctx.turn_id``.
+
+    Returns:
+        The ``tools/call`` result, see :func:`call_tool_result`.
+
+    Example:
+        >>> (await dispatch_tool_call(session, "update_counter", {"delta": 3}))["isError"]
+        False
+    """
+    result = await session.dispatch(name, {} if arguments is None else arguments, turn_id=turn_id)
+    return call_tool_result(result)
+
+
+def dispatch_tool_call_sync(
+    session: Session, name: str, arguments: Any, *, turn_id: str | None = None
+) -> CallToolResult:
+    """Synchronous :func:`dispatch_tool_call`, for code without an event loop.
+
+    Raises:
+        RuntimeError: When called from a thread that is running an event loop.
+
+    Example:
+        >>> dispatch_tool_call_sync(session, "update_counter", {"delta": 3})["isError"]
+        False
+    """
+    return run_sync(
+        "dispatch_tool_call",
+        lambda: dispatch_tool_call(session, name, arguments, turn_id=turn_id),
+    )
