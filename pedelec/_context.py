@@ -9,7 +9,10 @@ from __future__ import annotations
 from _thread import allocate_lock
 from time import monotonic
 from time import time as _wall_clock
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
+
+if TYPE_CHECKING:
+    import threading
 
 __all__ = ["ToolCallContext"]
 
@@ -18,12 +21,10 @@ __all__ = ["ToolCallContext"]
 # is loaded at interpreter start; ``threading`` is not, and is only needed for the event itself.
 _event_lock: Any = allocate_lock()
 
-_set = object.__setattr__
-
 
 @final
 class ToolCallContext:
-    """What a handler knows about the call it is serving (immutable).
+    """What a handler knows about the call it is serving (read-only).
 
     A handler declared as ``fn(args, ctx)`` receives one per call.
 
@@ -48,54 +49,68 @@ class ToolCallContext:
         {'tool': 'whoami', 'turn': 't1', 'cancelled': False}
     """
 
+    # Private slots behind read-only properties: building a context is on the dispatch hot
+    # path, and plain slot stores are several times cheaper than a frozen ``__setattr__``.
     __slots__ = (
         "_deadline",
         "_event",
         "_flag",
-        "session_id",
-        "started_at",
-        "timeout_ms",
-        "tool",
-        "tool_request_id",
-        "turn_id",
+        "_rid",
+        "_sid",
+        "_started",
+        "_timeout",
+        "_tool",
+        "_turn",
     )
-
-    session_id: str
-    tool_request_id: str
-    tool: str
-    turn_id: str | None
-    started_at: float
-    timeout_ms: int
-    _deadline: float
-    _event: Any
-    _flag: bool
 
     def __init__(
         self,
-        *,
         session_id: str,
         tool_request_id: str,
         tool: str,
         turn_id: str | None = None,
-        started_at: float | None = None,
         timeout_ms: int = 60_000,
+        started_at: float | None = None,
     ) -> None:
-        now = monotonic()
-        _set(self, "session_id", session_id)
-        _set(self, "tool_request_id", tool_request_id)
-        _set(self, "tool", tool)
-        _set(self, "turn_id", turn_id)
-        _set(self, "started_at", _wall_clock() if started_at is None else started_at)
-        _set(self, "timeout_ms", timeout_ms)
-        _set(self, "_deadline", now + timeout_ms / 1000)
-        _set(self, "_event", None)
-        _set(self, "_flag", False)
+        self._sid = session_id
+        self._rid = tool_request_id
+        self._tool = tool
+        self._turn = turn_id
+        self._timeout = timeout_ms
+        self._started = _wall_clock() if started_at is None else started_at
+        self._deadline = monotonic() + timeout_ms / 1000
+        self._flag = False
+        self._event: Any = None
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"ToolCallContext is immutable; cannot set {name!r}")
+    @property
+    def session_id(self) -> str:
+        """The id of the session that dispatched the call."""
+        return self._sid
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"ToolCallContext is immutable; cannot delete {name!r}")
+    @property
+    def tool_request_id(self) -> str:
+        """Unique id of this call."""
+        return self._rid
+
+    @property
+    def tool(self) -> str:
+        """The name of the tool being called."""
+        return self._tool
+
+    @property
+    def turn_id(self) -> str | None:
+        """The agent turn the call belongs to (``None`` when not given)."""
+        return self._turn
+
+    @property
+    def started_at(self) -> float:
+        """When the call started, in seconds since the epoch."""
+        return self._started
+
+    @property
+    def timeout_ms(self) -> int:
+        """The timeout of this call in milliseconds."""
+        return self._timeout
 
     @property
     def cancelled(self) -> bool:
@@ -109,13 +124,13 @@ class ToolCallContext:
         return monotonic() >= self._deadline
 
     @property
-    def cancel_event(self) -> Any:
+    def cancel_event(self) -> threading.Event:
         """A ``threading.Event`` set when the call is cancelled (timeout or session end).
 
         Threaded handlers can ``ctx.cancel_event.wait(seconds)`` instead of sleeping. The event
         is created on first access.
         """
-        event = self._event
+        event: threading.Event | None = self._event
         if event is None:
             with _event_lock:
                 event = self._event
@@ -125,13 +140,13 @@ class ToolCallContext:
                     event = threading.Event()
                     if self._flag:
                         event.set()
-                    _set(self, "_event", event)
+                    self._event = event
         return event
 
     def _cancel(self) -> None:
         """Mark the call as cancelled (dispatcher only)."""
         with _event_lock:
-            _set(self, "_flag", True)
+            self._flag = True
             event = self._event
         if event is not None:
             event.set()

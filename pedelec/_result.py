@@ -27,17 +27,18 @@ if TYPE_CHECKING:
     from pedelec._json import NotJsonError
     from pedelec.schema import ArgError
 
-__all__ = ["ToolResult", "new_request_id"]
+__all__ = ["ToolResult", "request_id"]
 
 # Request ids: a per-process random prefix plus a counter. ``next()`` on ``itertools.count`` is
-# atomic under the GIL, and ids stay unique across every session of the process.
-_counter = itertools.count(1)
+# atomic under the GIL, and ids stay unique across every session of the process. The dispatcher
+# draws the number per call and renders the text only when someone reads it.
+next_request_number: Final = itertools.count(1).__next__
 _PREFIX: Final = "call_" + os.urandom(4).hex() + "_"
 
 
-def new_request_id() -> str:
-    """A fresh tool request id, unique in this process, e.g. ``"call_1f2e3d4c_17"``."""
-    return _PREFIX + str(next(_counter))
+def request_id(rid: str | int) -> str:
+    """The text of a tool request id (a number from ``next_request_number`` or a given id)."""
+    return rid if type(rid) is str else _PREFIX + str(rid)
 
 
 @final
@@ -63,20 +64,28 @@ class ToolResult:
         {'error': {'code': 'TOOL_NOT_FOUND', 'message': 'Unknown tool "nope"; this session has no tools.', 'details': {'tool': 'nope'}}}
     """
 
-    __slots__ = ("error", "tool", "tool_request_id", "value")
+    __slots__ = ("_rid", "error", "tool", "value")
 
     tool: str
-    tool_request_id: str
     value: Any
     error: PedelecError | None
 
     def __init__(
-        self, tool: str, tool_request_id: str, value: Any = None, error: PedelecError | None = None
+        self,
+        tool: str,
+        tool_request_id: str | int,
+        value: Any = None,
+        error: PedelecError | None = None,
     ) -> None:
         self.tool = tool
-        self.tool_request_id = tool_request_id
+        self._rid = tool_request_id
         self.value = value
         self.error = error
+
+    @property
+    def tool_request_id(self) -> str:
+        """The id of this call (also ``ctx.tool_request_id``)."""
+        return request_id(self._rid)
 
     @property
     def is_error(self) -> bool:
@@ -107,7 +116,7 @@ class ToolResult:
 # --- error results -------------------------------------------------------------------------------
 
 
-def _err(tool: Any, rid: str, code: str, message: str, details: dict[str, Any]) -> ToolResult:
+def _err(tool: Any, rid: str | int, code: str, message: str, details: dict[str, Any]) -> ToolResult:
     return ToolResult(tool, rid, None, PedelecError(code, message, details))
 
 
@@ -124,7 +133,7 @@ def _tool_detail(tool: Any) -> Any:
     return repr(type(tool).__name__)
 
 
-def session_ended(tool: Any, rid: str, *, running: bool = False) -> ToolResult:
+def session_ended(tool: Any, rid: str | int, *, running: bool = False) -> ToolResult:
     if running:
         message = f"The session ended while tool {_name(tool)} was running; it was cancelled."
     else:
@@ -132,7 +141,7 @@ def session_ended(tool: Any, rid: str, *, running: bool = False) -> ToolResult:
     return _err(tool, rid, SESSION_ENDED, message, {"tool": _tool_detail(tool)})
 
 
-def tool_not_found(tool: Any, rid: str, available: Sequence[str]) -> ToolResult:
+def tool_not_found(tool: Any, rid: str | int, available: Sequence[str]) -> ToolResult:
     if not available:
         hint = "; this session has no tools."
     else:
@@ -155,7 +164,7 @@ def tool_not_found(tool: Any, rid: str, available: Sequence[str]) -> ToolResult:
 _AGAIN: Final = "Correct the arguments and call the tool again."
 
 
-def args_invalid(tool: str, rid: str, errors: Sequence[ArgError]) -> ToolResult:
+def args_invalid(tool: str, rid: str | int, errors: Sequence[ArgError]) -> ToolResult:
     listed = "; ".join(str(e) for e in errors)
     return _err(
         tool,
@@ -166,13 +175,13 @@ def args_invalid(tool: str, rid: str, errors: Sequence[ArgError]) -> ToolResult:
     )
 
 
-def args_not_json(tool: str, rid: str, exc: NotJsonError) -> ToolResult:
+def args_not_json(tool: str, rid: str | int, exc: NotJsonError) -> ToolResult:
     from pedelec.schema import ArgError
 
     return args_invalid(tool, rid, [ArgError(exc.pointer, "type", exc.reason)])
 
 
-def args_unparsable(tool: str, rid: str, exc: PedelecError) -> ToolResult:
+def args_unparsable(tool: str, rid: str | int, exc: PedelecError) -> ToolResult:
     details = dict(exc.details) if isinstance(exc.details, dict) else {}
     return _err(
         tool,
@@ -183,7 +192,7 @@ def args_unparsable(tool: str, rid: str, exc: PedelecError) -> ToolResult:
     )
 
 
-def handler_not_found(tool: str, rid: str) -> ToolResult:
+def handler_not_found(tool: str, rid: str | int) -> ToolResult:
     return _err(
         tool,
         rid,
@@ -193,7 +202,7 @@ def handler_not_found(tool: str, rid: str) -> ToolResult:
     )
 
 
-def handler_failed(tool: str, rid: str, exc: BaseException) -> ToolResult:
+def handler_failed(tool: str, rid: str | int, exc: BaseException) -> ToolResult:
     kind = type(exc).__name__
     try:
         text = str(exc)
@@ -203,7 +212,7 @@ def handler_failed(tool: str, rid: str, exc: BaseException) -> ToolResult:
     return _err(tool, rid, TOOL_HANDLER_ERROR, message, {"tool": tool, "exception": kind})
 
 
-def details_not_json(tool: str, rid: str, exc: PedelecError, bad: NotJsonError) -> ToolResult:
+def details_not_json(tool: str, rid: str | int, exc: PedelecError, bad: NotJsonError) -> ToolResult:
     """A handler raised a ``PedelecError`` whose ``details`` cannot be sent as JSON."""
     return _err(
         tool,
@@ -215,7 +224,7 @@ def details_not_json(tool: str, rid: str, exc: PedelecError, bad: NotJsonError) 
     )
 
 
-def timed_out(tool: str, rid: str, timeout_ms: int) -> ToolResult:
+def timed_out(tool: str, rid: str | int, timeout_ms: int) -> ToolResult:
     return _err(
         tool,
         rid,
@@ -225,7 +234,7 @@ def timed_out(tool: str, rid: str, timeout_ms: int) -> ToolResult:
     )
 
 
-def result_not_json(tool: str, rid: str, value: Any, exc: NotJsonError) -> ToolResult:
+def result_not_json(tool: str, rid: str | int, value: Any, exc: NotJsonError) -> ToolResult:
     import inspect
 
     if inspect.isawaitable(value):
@@ -249,7 +258,7 @@ def result_not_json(tool: str, rid: str, value: Any, exc: NotJsonError) -> ToolR
     )
 
 
-def from_value(tool: str, rid: str, value: Any) -> ToolResult:
+def from_value(tool: str, rid: str | int, value: Any) -> ToolResult:
     """Turn a handler's return value into a result: copy it as JSON, spot an error envelope.
 
     Returns a ``SUBMIT_TOOL_RESULT_FAILED`` result when the value is not plain JSON.

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeVar, final, ov
 from pedelec import _result
 from pedelec._context import ToolCallContext
 from pedelec._json import NotJsonError, clone_json, parse_json_args
-from pedelec._result import ToolResult, new_request_id
+from pedelec._result import ToolResult, next_request_number, request_id
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
 from pedelec.tools import (
@@ -58,6 +58,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _modules: Final = sys.modules
 _SCALARS: Final = frozenset({str, int, bool, type(None)})
+_STR: Final = frozenset({str})
+# Exact types a flat args object may hold and still be copied with ``dict.copy``; floats are
+# among them because validation rejects NaN and infinities in every position.
+_FLAT_ARGS: Final = frozenset({str, int, float, bool, type(None)})
 _ENTRY_KEYS: Final = ("name", "description", "argsSchema", "timeoutMs", "handler")
 
 
@@ -70,17 +74,14 @@ def _logger() -> Any:
 def _flat_copy(value: dict[Any, Any]) -> dict[str, Any] | None:
     """A copy of a flat object of JSON scalars, or ``None`` when ``value`` needs ``clone_json``.
 
-    For such an object a shallow copy is a full deep copy (the values are immutable), and this
-    is several times faster than the general iterative clone on the small args agents send.
+    For such an object a shallow copy is a full deep copy (the values are immutable); checking
+    the types with C-level set operations makes this many times faster than the general clone
+    on the small objects handlers usually return. Floats take the general path (NaN check).
     """
     copy = value.copy()
-    for k, v in copy.items():
-        if type(k) is not str:
-            return None
-        t = type(v)
-        if t not in _SCALARS and (t is not float or v - v != 0.0):
-            return None
-    return copy
+    if _SCALARS.issuperset(map(type, copy.values())) and _STR.issuperset(map(type, copy)):
+        return copy
+    return None
 
 
 @final
@@ -298,6 +299,7 @@ class Session:
         self._max_depth = limits.max_depth
         self._max_values = limits.max_args_values
         self._max_bytes = limits.max_args_bytes
+        self._flat_limit = min(64, limits.max_args_values)
         self._lock = allocate_lock()
         self._tools: dict[str, _Entry] = {}
         self._fallback: HandlerSpec | None = None
@@ -873,7 +875,7 @@ class Session:
                 "loop, where it would block that loop; use `await session.dispatch(...)` "
                 "instead."
             )
-        rid = new_request_id() if tool_request_id is None else tool_request_id
+        rid = next_request_number() if tool_request_id is None else tool_request_id
         prepared = self._prepare(name, args, rid)
         if type(prepared) is ToolResult:
             return prepared
@@ -923,7 +925,7 @@ class Session:
             >>> asyncio.run(session.dispatch("wait", {})).error.code
             'TOOL_TIMEOUT'
         """
-        rid = new_request_id() if tool_request_id is None else tool_request_id
+        rid = next_request_number() if tool_request_id is None else tool_request_id
         prepared = self._prepare(name, args, rid)
         if type(prepared) is ToolResult:
             return prepared
@@ -932,7 +934,7 @@ class Session:
             return await self._run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         return await self._run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
 
-    def _prepare(self, name: Any, args: Any, rid: str) -> Any:
+    def _prepare(self, name: Any, args: Any, rid: str | int) -> Any:
         """Everything before the handler runs: a ``ToolResult`` when the call stops here, else
         ``(entry, args, spec, timeout_ms)``."""
         if self._ended:
@@ -945,11 +947,13 @@ class Session:
             return _result.tool_not_found(name, rid, list(self._tools))
         name = entry.name
         kind = type(args)
-        if kind is dict:
-            copy = _flat_copy(args) if len(args) < 16 else None
-            if copy is None:
+        if kind is dict and len(args) < self._flat_limit:
+            # Fast path for the usual flat object of scalars: a shallow copy is a deep copy, and
+            # whatever ``clone_json`` would reject here (a non-string key, NaN) fails validation.
+            copy = args.copy()
+            if not _FLAT_ARGS.issuperset(map(type, copy.values())):
                 try:
-                    copy = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
+                    copy = clone_json(copy, max_depth=self._max_depth, max_values=self._max_values)
                 except NotJsonError as exc:
                     return _result.args_not_json(name, rid, exc)
             args = copy
@@ -1005,17 +1009,13 @@ class Session:
         return args
 
     def _context(
-        self, name: str, rid: str, turn_id: str | None, timeout_ms: int
+        self, name: str, rid: str | int, turn_id: str | None, timeout_ms: int
     ) -> ToolCallContext:
-        return ToolCallContext(
-            session_id=self._session_id,
-            tool_request_id=rid,
-            tool=name,
-            turn_id=turn_id,
-            timeout_ms=timeout_ms,
-        )
+        return ToolCallContext(self._session_id, request_id(rid), name, turn_id, timeout_ms)
 
-    def _outcome(self, name: str, rid: str, value: Any, raised: BaseException | None) -> ToolResult:
+    def _outcome(
+        self, name: str, rid: str | int, value: Any, raised: BaseException | None
+    ) -> ToolResult:
         """The result of a handler that returned ``value`` or raised ``raised``."""
         if raised is not None:
             if isinstance(raised, PedelecError):
@@ -1025,7 +1025,7 @@ class Session:
         t = type(value)
         if t in _SCALARS or (t is float and value - value == 0.0):
             return ToolResult(name, rid, value)
-        if t is dict and len(value) < 16:
+        if t is dict and len(value) < 64:
             copy = _flat_copy(value)
             if copy is not None and not (len(copy) == 1 and "error" in copy):
                 return ToolResult(name, rid, copy)
@@ -1034,7 +1034,7 @@ class Session:
             self._report(result)  # only a value that is not JSON gets here
         return result
 
-    def _raised(self, name: str, rid: str, exc: PedelecError) -> ToolResult:
+    def _raised(self, name: str, rid: str | int, exc: PedelecError) -> ToolResult:
         details = exc.details
         if details is not None:
             try:
@@ -1046,7 +1046,7 @@ class Session:
     def _late(
         self,
         name: str,
-        rid: str,
+        rid: str | int,
         timeout_ms: int,
         ctx: ToolCallContext | None,
         raised: BaseException | None,
@@ -1067,7 +1067,7 @@ class Session:
     def _run_sync(
         self,
         name: str,
-        rid: str,
+        rid: str | int,
         spec: HandlerSpec,
         args: dict[str, Any],
         turn_id: str | None,
@@ -1077,7 +1077,16 @@ class Session:
         ctx = None
         value: Any = None
         raised: Exception | None = None
-        self._enter()
+        lock = self._lock
+        # _enter/_leave inlined: this is the whole overhead of a trivial call.
+        lock.acquire()
+        self._inflight += 1
+        changed = self._inflight == 1 and not self._ended
+        if changed:
+            self._status = "waiting_tool_result"
+        lock.release()
+        if changed and self._status_cbs:
+            self._emit_status("waiting_tool_result")
         try:
             start = monotonic()
             if fn is not None:
@@ -1087,26 +1096,37 @@ class Session:
                     raised = exc
             else:
                 ctx = self._context(name, rid, turn_id, timeout_ms)
-                with self._lock:
-                    self._live[ctx] = ctx._cancel
+                rid = ctx.tool_request_id
+                live = self._live
+                live[ctx] = ctx._cancel  # dict stores are atomic; end() copies under the lock
+                if self._ended:
+                    ctx._cancel()
                 try:
                     value = spec.call(args, ctx)
                 except Exception as exc:
                     raised = exc
                 finally:
-                    with self._lock:
-                        self._live.pop(ctx, None)
+                    del live[ctx]
             if monotonic() - start > timeout_ms / 1000 or self._ended:
                 _discard(value)
                 return self._late(name, rid, timeout_ms, ctx, raised)
+            if raised is None and type(value) in _SCALARS:
+                return ToolResult(name, rid, value)
             return self._outcome(name, rid, value, raised)
         finally:
-            self._leave()
+            lock.acquire()
+            self._inflight -= 1
+            changed = not self._inflight and not self._ended
+            if changed:
+                self._status = "idle"
+            lock.release()
+            if changed and self._status_cbs:
+                self._emit_status("idle")
 
     async def _run_async(
         self,
         name: str,
-        rid: str,
+        rid: str | int,
         spec: HandlerSpec,
         args: dict[str, Any],
         turn_id: str | None,
@@ -1146,7 +1166,7 @@ class Session:
     async def _run_threaded(
         self,
         name: str,
-        rid: str,
+        rid: str | int,
         spec: HandlerSpec,
         args: dict[str, Any],
         turn_id: str | None,
@@ -1198,7 +1218,7 @@ class Session:
     async def _await_rest(
         self,
         name: str,
-        rid: str,
+        rid: str | int,
         ctx: ToolCallContext | None,
         awaitable: Any,
         deadline: float,
