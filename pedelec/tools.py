@@ -186,7 +186,9 @@ def check_name(name: Any) -> str:
     """
     if type(name) is str and _NAME.fullmatch(name):
         return name
-    shown = repr(name) if not isinstance(name, str) or len(name) <= 80 else repr(name[:80]) + "…"
+    from pedelec._json import short_repr
+
+    shown = short_repr(name, 80)
     raise PedelecError(
         INVALID_INPUT,
         f"Tool name {shown} is invalid; a name starts with a letter and continues with letters, "
