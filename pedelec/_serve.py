@@ -1,0 +1,151 @@
+"""Serve a session over MCP with the official ``mcp`` SDK (the ``pedelec[mcp]`` extra).
+
+The server is the SDK's low-level ``Server`` with two handlers: ``tools/list`` returns
+:func:`pedelec.adapters.mcp.tools`, and ``tools/call`` runs :func:`pedelec.adapters.mcp.dispatch_tool_call`,
+so every error (an unknown tool, invalid arguments, a handler that raised or timed out) reaches
+the model as a result with ``isError: true`` that it can act on. Requests are handled
+concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``.
+
+``mcp`` is imported only when a server is built, so ``import pedelec.cli`` works without it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import socket
+
+    from mcp.server.lowlevel import Server
+
+    from pedelec.session import Session
+
+__all__ = ["build_server", "mcp_available", "serve"]
+
+
+def mcp_available() -> bool:
+    """Whether the MCP SDK can be imported."""
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def build_server(session: Session) -> Server[Any]:
+    """Build an MCP server (low-level ``mcp.server.lowlevel.Server``) for ``session``.
+
+    The session's ``guidance`` becomes the server's ``instructions``.
+
+    Args:
+        session: The session whose tools to serve.
+
+    Returns:
+        A server ready for ``server.run(...)`` over stdio or ``server.streamable_http_app()``.
+
+    Example:
+        >>> server = build_server(session)
+        >>> server.name
+        'pedelec'
+    """
+    import mcp_types as types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+
+    from pedelec import __version__
+    from pedelec.adapters import mcp as adapter
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[types.Tool.model_validate(tool) for tool in adapter.tools(session)]
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        result = await adapter.dispatch_tool_call(session, params.name, params.arguments)
+        return types.CallToolResult.model_validate(result)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        if name not in session.tool_names():
+            return None
+        schema: dict[str, Any] = session.tool_spec(name)["argsSchema"]
+        return schema
+
+    return Server(
+        "pedelec",
+        version=__version__,
+        instructions=session.guidance or None,
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    import socket
+
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(address)
+    # Listening before the announcement means a client that reads the URL and connects at
+    # once waits in the backlog instead of being refused.
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    session: Session,
+    *,
+    transport: Literal["stdio", "http"] = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> None:
+    """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
+
+    Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP); port 0 picks a free
+    port. Once listening, one line on stderr gives the URL.
+
+    Args:
+        session: The session whose tools to serve.
+        transport: ``"stdio"`` or ``"http"``.
+        host: The HTTP host to bind.
+        port: The HTTP port to bind.
+
+    Example:
+        >>> serve(session, transport="http", port=8000)  # doctest: +SKIP
+    """
+    import anyio
+
+    server = build_server(session)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server
+
+        async def run_stdio() -> None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+
+        anyio.run(run_stdio)
+        return
+
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    sock = _bind(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    print(
+        f"pedelec: serving {len(session.tool_names())} tools over MCP at "
+        f"http://{shown}:{bound_port}/mcp",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
