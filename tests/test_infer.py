@@ -1,0 +1,1441 @@
+"""Typed tools: schemas and handler calls inferred from signatures (``pedelec._infer``, issue 5).
+
+``INFERRED`` is the rule table as data: an annotation (and default) → the WHOLE root schema of a
+one-parameter tool. ``REJECTED`` holds the annotations that must fail, with whole messages. Then
+docstring styles, calling (keyword arguments, conversions, context injection, sync and async),
+``null`` handling, and a round trip: every inferred schema passes the registration check and,
+for generated args, pedelec's validator agrees with ``jsonschema``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal, NewType, NotRequired, Required, TypedDict
+
+import annotated_types as at
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from typing_extensions import Doc, ReadOnly, TypeAliasType
+
+from pedelec import compile_schema
+from pedelec._context import ToolCallContext
+from pedelec._infer import InferredTool, infer_tool
+from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.markers import (
+    Description,
+    Examples,
+    Maximum,
+    MaxItems,
+    MaxLength,
+    Minimum,
+    MinItems,
+    MinLength,
+    Pattern,
+    UniqueItems,
+)
+from pedelec.schema import check_schema
+from pedelec.tools import HandlerSpec
+
+# --- types used by the table (module level: annotations are resolved in this module) ----------
+
+
+class Color(enum.StrEnum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Shape(str, enum.Enum):  # noqa: UP042 - the str mixin spelling is what is tested
+    """The outline of a mark."""
+
+    CIRCLE = "circle"
+    SQUARE = "square"
+
+
+class Plain(enum.Enum):
+    A = "a"
+    B = "b"
+
+
+class Mixed(enum.Enum):
+    A = "a"
+    B = 2
+
+
+class Empty(enum.Enum):
+    pass
+
+
+class Point(TypedDict):
+    """A point on the canvas.
+
+    Attributes:
+        x: Horizontal position.
+        y: Vertical position.
+    """
+
+    x: float
+    y: float
+
+
+class Label(TypedDict, total=False):
+    text: Required[str]
+    color: Color
+    size: NotRequired[int | None]
+
+
+class Mark(TypedDict):
+    at: Point
+    labels: list[Label]
+    level: NotRequired[Level]
+    note: ReadOnly[NotRequired[str]]
+
+
+class ById(TypedDict):
+    """Select by id."""
+
+    id: str
+
+
+class ByIndex(TypedDict):
+    index: Annotated[int, Minimum(0)]
+
+
+class ByIdAndName(TypedDict):
+    id: str
+    name: str
+
+
+class Circle(TypedDict):
+    kind: Literal["circle"]
+    radius: float
+
+
+class Square(TypedDict):
+    kind: Literal["square"]
+    side: float
+
+
+class Node(TypedDict):
+    name: str
+    children: list[Node]
+
+
+class Broken(TypedDict):
+    when: NotDefinedAnywhere  # type: ignore[name-defined]  # noqa: F821
+
+
+class NullableField(TypedDict):
+    size: int | None
+
+
+UserId = NewType("UserId", str)
+Tags = TypeAliasType("Tags", list[str])
+
+
+NO_DEFAULT: Any = object()
+TOOL = "probe"
+
+
+def probe(annotation: Any, default: Any = NO_DEFAULT, doc: str = "Probe a type.") -> Any:
+    """A one-parameter tool ``probe(x: annotation = default)`` that returns what it receives."""
+
+    def fn(x: Any) -> Any:
+        return x
+
+    fn.__name__ = TOOL
+    fn.__doc__ = doc
+    fn.__annotations__ = {"x": annotation, "return": Any}
+    if default is not NO_DEFAULT:
+        fn.__defaults__ = (default,)
+    return fn
+
+
+def root(node: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    return {"type": "object", "properties": {"x": node}, "required": ["x"] if required else []}
+
+
+def schema_of(annotation: Any, default: Any = NO_DEFAULT) -> dict[str, Any]:
+    return infer_tool(probe(annotation, default)).schema
+
+
+STRING = {"type": "string"}
+INTEGER = {"type": "integer"}
+NUMBER = {"type": "number"}
+BOOLEAN = {"type": "boolean"}
+POINT = {
+    "type": "object",
+    "properties": {
+        "x": {"type": "number", "description": "Horizontal position."},
+        "y": {"type": "number", "description": "Vertical position."},
+    },
+    "required": ["x", "y"],
+    "description": "A point on the canvas.",
+}
+LABEL = {
+    "type": "object",
+    "properties": {
+        "text": STRING,
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "size": INTEGER,
+    },
+    "required": ["text"],
+}
+
+# (id, annotation, default, expected property node, required)
+INFERRED: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
+    # scalars
+    ("str", str, NO_DEFAULT, STRING, True),
+    ("int", int, NO_DEFAULT, INTEGER, True),
+    ("float", float, NO_DEFAULT, NUMBER, True),
+    ("bool", bool, NO_DEFAULT, BOOLEAN, True),
+    ("newtype", UserId, NO_DEFAULT, STRING, True),
+    # arrays
+    ("list", list[str], NO_DEFAULT, {"type": "array", "items": STRING}, True),
+    ("sequence", Sequence[int], NO_DEFAULT, {"type": "array", "items": INTEGER}, True),
+    (
+        "nested_list",
+        list[list[bool]],
+        NO_DEFAULT,
+        {"type": "array", "items": {"type": "array", "items": BOOLEAN}},
+        True,
+    ),
+    ("type_alias", Tags, NO_DEFAULT, {"type": "array", "items": STRING}, True),
+    # objects
+    ("typeddict", Point, NO_DEFAULT, POINT, True),
+    ("typeddict_total_false_required", Label, NO_DEFAULT, LABEL, True),
+    (
+        "typeddict_nested",
+        Mark,
+        NO_DEFAULT,
+        {
+            "type": "object",
+            "properties": {
+                "at": POINT,
+                "labels": {"type": "array", "items": LABEL},
+                "level": {"type": "integer", "enum": [1, 2]},
+                "note": STRING,
+            },
+            "required": ["at", "labels"],
+        },
+        True,
+    ),
+    ("free_object", dict[str, Any], NO_DEFAULT, {"type": "object"}, True),
+    ("bare_dict", dict, NO_DEFAULT, {"type": "object"}, True),
+    # enums
+    ("literal_str", Literal["a", "b"], NO_DEFAULT, {"type": "string", "enum": ["a", "b"]}, True),
+    ("literal_int", Literal[1, 2], NO_DEFAULT, {"type": "integer", "enum": [1, 2]}, True),
+    ("literal_bool", Literal[True], NO_DEFAULT, {"type": "boolean", "enum": [True]}, True),
+    (
+        "literal_mixed_types",
+        Literal["a", 1, False],
+        NO_DEFAULT,
+        {
+            "oneOf": [
+                {"type": "string", "enum": ["a"]},
+                {"type": "integer", "enum": [1]},
+                {"type": "boolean", "enum": [False]},
+            ]
+        },
+        True,
+    ),
+    (
+        "literal_enum_member",
+        Literal[Color.RED, "blue"],
+        NO_DEFAULT,
+        {"type": "string", "enum": ["red", "blue"]},
+        True,
+    ),
+    ("str_enum", Color, NO_DEFAULT, {"type": "string", "enum": ["red", "green"]}, True),
+    ("int_enum", Level, NO_DEFAULT, {"type": "integer", "enum": [1, 2]}, True),
+    (
+        "str_mixin_enum_with_doc",
+        Shape,
+        NO_DEFAULT,
+        {
+            "type": "string",
+            "enum": ["circle", "square"],
+            "description": "The outline of a mark.",
+        },
+        True,
+    ),
+    ("plain_enum_of_str", Plain, NO_DEFAULT, {"type": "string", "enum": ["a", "b"]}, True),
+    # unions
+    ("int_or_str", int | str, NO_DEFAULT, {"oneOf": [INTEGER, STRING]}, True),
+    ("bool_or_int", bool | int, NO_DEFAULT, {"oneOf": [BOOLEAN, INTEGER]}, True),
+    (
+        "str_or_list",
+        str | list[str],
+        NO_DEFAULT,
+        {"oneOf": [STRING, {"type": "array", "items": STRING}]},
+        True,
+    ),
+    (
+        "literals_merge",
+        Literal["a"] | Literal["b"] | int,
+        NO_DEFAULT,
+        {"oneOf": [{"type": "string", "enum": ["a", "b"]}, INTEGER]},
+        True,
+    ),
+    (
+        "literal_and_other_type",
+        Literal["auto"] | int,
+        NO_DEFAULT,
+        {"oneOf": [{"type": "string", "enum": ["auto"]}, INTEGER]},
+        True,
+    ),
+    (
+        "disjoint_int_ranges",
+        Annotated[int, Maximum(-1)] | Annotated[int, Minimum(1)],
+        NO_DEFAULT,
+        {"oneOf": [{"type": "integer", "maximum": -1}, {"type": "integer", "minimum": 1}]},
+        True,
+    ),
+    (
+        "integer_enum_and_float_range",
+        Literal[5] | Annotated[float, Maximum(1)],
+        NO_DEFAULT,
+        {"oneOf": [{"type": "integer", "enum": [5]}, {"type": "number", "maximum": 1}]},
+        True,
+    ),
+    (
+        "typeddicts_by_required_key",
+        ById | ByIndex,
+        NO_DEFAULT,
+        {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"id": STRING},
+                    "required": ["id"],
+                    "description": "Select by id.",
+                },
+                {
+                    "type": "object",
+                    "properties": {"index": {"type": "integer", "minimum": 0}},
+                    "required": ["index"],
+                },
+            ]
+        },
+        True,
+    ),
+    (
+        "typeddicts_by_tag",
+        Circle | Square,
+        NO_DEFAULT,
+        {
+            "oneOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["circle"]},
+                        "radius": NUMBER,
+                    },
+                    "required": ["kind", "radius"],
+                },
+                {
+                    "type": "object",
+                    "properties": {"kind": {"type": "string", "enum": ["square"]}, "side": NUMBER},
+                    "required": ["kind", "side"],
+                },
+            ]
+        },
+        True,
+    ),
+    (
+        "lists_that_cannot_be_empty",
+        Annotated[list[int], MinItems(1)] | Annotated[list[str], MinItems(1)],
+        NO_DEFAULT,
+        {
+            "oneOf": [
+                {"type": "array", "items": INTEGER, "minItems": 1},
+                {"type": "array", "items": STRING, "minItems": 1},
+            ]
+        },
+        True,
+    ),
+    # pedelec markers
+    (
+        "numeric_markers",
+        Annotated[int, Minimum(-5), Maximum(5)],
+        NO_DEFAULT,
+        {"type": "integer", "minimum": -5, "maximum": 5},
+        True,
+    ),
+    (
+        "string_markers",
+        Annotated[str, MinLength(1), MaxLength(8), Pattern("^[a-z]+$")],
+        NO_DEFAULT,
+        {"type": "string", "minLength": 1, "maxLength": 8, "pattern": "^[a-z]+$"},
+        True,
+    ),
+    (
+        "array_markers",
+        Annotated[list[Annotated[str, MinLength(1)]], MinItems(1), MaxItems(3), UniqueItems()],
+        NO_DEFAULT,
+        {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "minItems": 1,
+            "maxItems": 3,
+            "uniqueItems": True,
+        },
+        True,
+    ),
+    (
+        "description_and_examples",
+        Annotated[Color, Description("Paint colour."), Examples(Color.GREEN, "red")],
+        NO_DEFAULT,
+        {
+            "type": "string",
+            "enum": ["red", "green"],
+            "description": "Paint colour.",
+            "examples": ["green", "red"],
+        },
+        True,
+    ),
+    (
+        "bare_string_description",
+        Annotated[str, "City name."],
+        NO_DEFAULT,
+        {**STRING, "description": "City name."},
+        True,
+    ),
+    (
+        "description_on_union",
+        Annotated[int | str, Description("Either.")],
+        NO_DEFAULT,
+        {"oneOf": [INTEGER, STRING], "description": "Either."},
+        True,
+    ),
+    (
+        "marker_description_beats_type_doc",
+        Annotated[Point, Description("Where to go.")],
+        NO_DEFAULT,
+        {**POINT, "description": "Where to go."},
+        True,
+    ),
+    (
+        "last_marker_wins",
+        Annotated[Annotated[int, Minimum(0)], Minimum(5)],
+        NO_DEFAULT,
+        {"type": "integer", "minimum": 5},
+        True,
+    ),
+    # annotated-types, by duck typing
+    (
+        "at_ge_le",
+        Annotated[float, at.Ge(0), at.Le(1.5)],
+        NO_DEFAULT,
+        {"type": "number", "minimum": 0, "maximum": 1.5},
+        True,
+    ),
+    (
+        "at_gt_lt_on_int",
+        Annotated[int, at.Gt(0), at.Lt(10)],
+        NO_DEFAULT,
+        {"type": "integer", "minimum": 1, "maximum": 9},
+        True,
+    ),
+    (
+        "at_gt_lt_fractional_on_int",
+        Annotated[int, at.Gt(-2.5), at.Lt(2.5)],
+        NO_DEFAULT,
+        {"type": "integer", "minimum": -2, "maximum": 2},
+        True,
+    ),
+    (
+        "at_interval",
+        Annotated[int, at.Interval(ge=1, lt=5)],
+        NO_DEFAULT,
+        {"type": "integer", "minimum": 1, "maximum": 4},
+        True,
+    ),
+    (
+        "at_len_str",
+        Annotated[str, at.Len(2, 4)],
+        NO_DEFAULT,
+        {"type": "string", "minLength": 2, "maxLength": 4},
+        True,
+    ),
+    (
+        "at_minlen_maxlen_list",
+        Annotated[list[int], at.MinLen(1), at.MaxLen(9)],
+        NO_DEFAULT,
+        {"type": "array", "items": INTEGER, "minItems": 1, "maxItems": 9},
+        True,
+    ),
+    (
+        "at_doc",
+        Annotated[str, at.doc("Documented.")],
+        NO_DEFAULT,
+        {**STRING, "description": "Documented."},
+        True,
+    ),
+    (
+        "pep727_doc",
+        Annotated[str, Doc("Documented.")],
+        NO_DEFAULT,
+        {**STRING, "description": "Documented."},
+        True,
+    ),
+    # defaults and None
+    ("default_int", int, 5, {"type": "integer", "default": 5}, False),
+    (
+        "default_enum_member",
+        Color,
+        Color.GREEN,
+        {"type": "string", "enum": ["red", "green"], "default": "green"},
+        False,
+    ),
+    (
+        "default_tuple_becomes_list",
+        Sequence[str],
+        ("a", "b"),
+        {"type": "array", "items": STRING, "default": ["a", "b"]},
+        False,
+    ),
+    (
+        "default_typeddict",
+        Point,
+        {"x": 0, "y": 1.5},
+        {**POINT, "default": {"x": 0, "y": 1.5}},
+        False,
+    ),
+    ("default_on_union", int | str, "auto", {"oneOf": [INTEGER, STRING], "default": "auto"}, False),
+    ("optional_none_default", int | None, None, INTEGER, False),
+    ("optional_without_default", str | None, NO_DEFAULT, STRING, False),
+    ("optional_with_value_default", int | None, 3, {"type": "integer", "default": 3}, False),
+    ("none_default_without_optional", int, None, INTEGER, False),
+    (
+        "annotated_optional",
+        Annotated[int | None, Minimum(0)],
+        None,
+        {"type": "integer", "minimum": 0},
+        False,
+    ),
+    (
+        "optional_annotated",
+        Annotated[int, Minimum(0)] | None,
+        None,
+        {"type": "integer", "minimum": 0},
+        False,
+    ),
+    (
+        "literal_with_none",
+        Literal["a", "b", None],
+        None,
+        {"type": "string", "enum": ["a", "b"]},
+        False,
+    ),
+    ("optional_union", int | str | None, None, {"oneOf": [INTEGER, STRING]}, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "default", "node", "required"),
+    [row[1:] for row in INFERRED],
+    ids=[row[0] for row in INFERRED],
+)
+def test_inferred_schema(
+    annotation: Any, default: Any, node: dict[str, Any], required: bool
+) -> None:
+    assert schema_of(annotation, default) == root(node, required)
+
+
+# --- rejected annotations -----------------------------------------------------------------------
+
+
+def where(clause: str, at: str | None = None) -> str:
+    inside = f" (at {at})" if at else ""
+    return f'Parameter "x" of tool "probe"{inside}: {clause}.'
+
+
+AMBIGUOUS = "and oneOf rejects a value that matches two members"
+NOT_SUPPORTED = (
+    "is not supported; use str, int, float, bool, list[T], a TypedDict, Literal[...], an Enum, "
+    "or a union of these"
+)
+OBJECT_FIX = (
+    "give each TypedDict a required key the other does not require, or a required tag key "
+    'with different Literal values (e.g. kind: Literal["a"])'
+)
+
+# (id, annotation, default, whole message)
+REJECTED: list[tuple[str, Any, Any, str]] = [
+    # ambiguous unions
+    (
+        "int_or_float",
+        int | float,
+        NO_DEFAULT,
+        where(
+            f"the union int | float is ambiguous: int and float can both match 1, {AMBIGUOUS}; "
+            "use float alone, it accepts whole numbers too"
+        ),
+    ),
+    (
+        "str_or_literal",
+        str | Literal["a"],
+        NO_DEFAULT,
+        where(
+            "the union str | Literal['a'] is ambiguous: Literal['a'] and str can both match "
+            f"\"a\", {AMBIGUOUS}; str already accepts those values; drop Literal['a'] or str"
+        ),
+    ),
+    (
+        "enum_or_int",
+        Level | int,
+        NO_DEFAULT,
+        where(
+            f"the union Level | int is ambiguous: Level and int can both match 1, {AMBIGUOUS}; "
+            "int already accepts those values; drop Level or int"
+        ),
+    ),
+    (
+        "overlapping_enums",
+        Color | Literal["red", "blue"],
+        NO_DEFAULT,
+        where(
+            "the union Color | Literal['red', 'blue'] is ambiguous: Literal['red', 'blue'] and "
+            f'Color can both match "red", {AMBIGUOUS}; remove the shared values from '
+            "Literal['red', 'blue'] or Color"
+        ),
+    ),
+    (
+        "lists",
+        list[int] | list[str],
+        NO_DEFAULT,
+        where(
+            "the union list[int] | list[str] is ambiguous: list[int] and list[str] can both "
+            f"match [], {AMBIGUOUS}; an empty list matches both; use one list of a union "
+            "(e.g. list[int | str]), or add MinItems(1) to each"
+        ),
+    ),
+    (
+        "typeddict_subset",
+        ById | ByIdAndName,
+        NO_DEFAULT,
+        where(
+            "the union ById | ByIdAndName is ambiguous: ById and ByIdAndName can both match an "
+            f'object with the keys "id", "name", {AMBIGUOUS}; {OBJECT_FIX}'
+        ),
+    ),
+    (
+        "typeddict_and_free_object",
+        Point | dict[str, Any],
+        NO_DEFAULT,
+        where(
+            "the union Point | dict[str, Any] is ambiguous: Point and dict[str, Any] can both "
+            f'match an object with the keys "x", "y", {AMBIGUOUS}; {OBJECT_FIX}'
+        ),
+    ),
+    (
+        "overlapping_ranges",
+        Annotated[int, Maximum(5)] | Annotated[int, Minimum(0)],
+        NO_DEFAULT,
+        where(
+            f"the union int | int is ambiguous: int and int can both match 1, {AMBIGUOUS}; "
+            "make the members distinguishable (different JSON types, or disjoint values or bounds)"
+        ),
+    ),
+    # parameters the call cannot fill, or the schema cannot describe
+    (
+        "any",
+        Any,
+        NO_DEFAULT,
+        where(
+            "Any cannot be described (the subset has no 'any' type); annotate a concrete type such as str, int, list[str] or a TypedDict"
+        ),
+    ),
+    (
+        "object",
+        object,
+        NO_DEFAULT,
+        where(
+            "object cannot be described (the subset has no 'any' type); annotate a concrete type such as str, int, list[str] or a TypedDict"
+        ),
+    ),
+    ("bytes", bytes, NO_DEFAULT, where(f"bytes {NOT_SUPPORTED}")),
+    (
+        "tuple",
+        tuple[int, int],
+        NO_DEFAULT,
+        where(
+            "tuple[int, int] is not supported; use list[T] or Sequence[T] (the subset has no fixed-length tuples)"
+        ),
+    ),
+    (
+        "set",
+        set[str],
+        NO_DEFAULT,
+        where("set[str] is not supported; use list[T] with UniqueItems()"),
+    ),
+    ("bare_list", list, NO_DEFAULT, where("list needs an item type; write e.g. list[str]")),
+    (
+        "typed_dict_values",
+        dict[str, int],
+        NO_DEFAULT,
+        where(
+            "dict[str, int] is not supported: the subset cannot constrain the values of a free-form object; use a TypedDict, or dict[str, Any] for any object"
+        ),
+    ),
+    (
+        "none_alone",
+        None,
+        NO_DEFAULT,
+        where(
+            "None is only allowed as T | None on a parameter or on a NotRequired TypedDict field (the subset has no null type); leave the key out instead of sending null"
+        ),
+    ),
+    (
+        "nested_none",
+        list[int | None],
+        NO_DEFAULT,
+        where(
+            "int | None accepts None, which is only allowed on a parameter or on a NotRequired TypedDict field (the subset has no null type); use NotRequired[...] without None, or drop None",
+            "x[]",
+        ),
+    ),
+    (
+        "required_field_none",
+        NullableField,
+        NO_DEFAULT,
+        where(
+            "int | None accepts None, which is only allowed on a parameter or on a NotRequired TypedDict field (the subset has no null type); use NotRequired[...] without None, or drop None",
+            "x.size",
+        ),
+    ),
+    (
+        "recursive_typeddict",
+        Node,
+        NO_DEFAULT,
+        where(
+            "TypedDict Node contains itself; recursive types cannot be described (the subset has no $ref)",
+            "x.children[]",
+        ),
+    ),
+    (
+        "unresolvable_typeddict",
+        Broken,
+        NO_DEFAULT,
+        where(
+            "the fields of TypedDict Broken cannot be resolved (NameError: name 'NotDefinedAnywhere' is not defined); define or import the names at module level"
+        ),
+    ),
+    (
+        "context_inside",
+        list[ToolCallContext],
+        NO_DEFAULT,
+        where(
+            "ToolCallContext can only be the annotation of a parameter of its own, which receives the call context",
+            "x[]",
+        ),
+    ),
+    (
+        "required_outside_typeddict",
+        Required[int],
+        NO_DEFAULT,
+        where("Required[int] is only meaningful on a TypedDict field"),
+    ),
+    # enums and literals
+    (
+        "mixed_enum",
+        Mixed,
+        NO_DEFAULT,
+        where(
+            "the values of Enum Mixed must be all strings or all integers, got ['a', 2]; give the members str or int values"
+        ),
+    ),
+    ("empty_enum", Empty, NO_DEFAULT, where("Enum Empty has no members")),
+    (
+        "bytes_literal",
+        Literal[b"x"],
+        NO_DEFAULT,
+        where(
+            "Literal value b'x' is not a string, integer or boolean; the subset's enums hold JSON values"
+        ),
+    ),
+    # markers
+    (
+        "marker_on_wrong_type",
+        Annotated[str, Minimum(0)],
+        NO_DEFAULT,
+        where("Minimum(0) applies to int and float, not to str"),
+    ),
+    (
+        "length_marker_on_list",
+        Annotated[list[str], MinLength(1)],
+        NO_DEFAULT,
+        where("MinLength(1) applies to str, not to list[str]"),
+    ),
+    (
+        "marker_on_union",
+        Annotated[int | str, Minimum(0)],
+        NO_DEFAULT,
+        where(
+            "Minimum(0) applies to int and float, not to int | str; put it on the member it constrains, e.g. Annotated[int, Minimum(0)] | str"
+        ),
+    ),
+    (
+        "marker_class",
+        Annotated[list[str], UniqueItems],
+        NO_DEFAULT,
+        where("write UniqueItems(...) in Annotated[...], an instance, not the class"),
+    ),
+    (
+        "unknown_metadata",
+        Annotated[int, 3.5],
+        NO_DEFAULT,
+        where(
+            "Annotated metadata 3.5 is not understood; use the pedelec markers (Minimum, Maximum, MinLength, MaxLength, Pattern, MinItems, MaxItems, UniqueItems, Description, Examples) or annotated-types constraints"
+        ),
+    ),
+    (
+        "empty_string_metadata",
+        Annotated[int, " "],
+        NO_DEFAULT,
+        where("an empty string in Annotated[...] is not a description"),
+    ),
+    (
+        "at_gt_on_float",
+        Annotated[float, at.Gt(0)],
+        NO_DEFAULT,
+        where(
+            "Gt(gt=0) is an exclusive bound, which the subset cannot express for float (it has no exclusiveMinimum/exclusiveMaximum); use Ge(...) with the closest value you accept"
+        ),
+    ),
+    (
+        "at_lt_on_float",
+        Annotated[float, at.Lt(1)],
+        NO_DEFAULT,
+        where(
+            "Lt(lt=1) is an exclusive bound, which the subset cannot express for float (it has no exclusiveMinimum/exclusiveMaximum); use Le(...) with the closest value you accept"
+        ),
+    ),
+    (
+        "at_ge_on_str",
+        Annotated[str, at.Ge(1)],
+        NO_DEFAULT,
+        where("Ge(ge=1) applies to int and float, not to str"),
+    ),
+    (
+        "at_len_on_int",
+        Annotated[int, at.MinLen(1)],
+        NO_DEFAULT,
+        where("MinLen(min_length=1) applies to str and lists, not to int"),
+    ),
+    (
+        "at_multiple_of",
+        Annotated[int, at.MultipleOf(2)],
+        NO_DEFAULT,
+        where(
+            "MultipleOf(multiple_of=2) has no equivalent in the Tool Args Schema subset; check it in the handler instead"
+        ),
+    ),
+    (
+        "at_non_finite_bound",
+        Annotated[float, at.Ge(math.inf)],
+        NO_DEFAULT,
+        where("Ge(ge=inf): the bound must be a finite int or float"),
+    ),
+    # defaults and the registration check
+    (
+        "default_not_json",
+        int,
+        {1, 2},
+        where("the default {1, 2} is not JSON (set has no JSON form); use a JSON value"),
+    ),
+    (
+        "default_nan",
+        float,
+        math.nan,
+        where("the default nan is not JSON (nan is not a JSON number); use a JSON value"),
+    ),
+    (
+        "example_not_json",
+        Annotated[str, Examples(b"x")],
+        NO_DEFAULT,
+        where("the example b'x' is not JSON (bytes has no JSON form); use a JSON value"),
+    ),
+    (
+        "default_invalid_for_node",
+        Annotated[int, Maximum(10)],
+        11,
+        where(
+            'Invalid schema at /properties/x/default: "default" is not valid for its own node '
+            "(must be <= 10, got 11); fix the default or remove it"
+        ),
+    ),
+    (
+        "bounds_crossed",
+        Annotated[int, Minimum(5), Maximum(1)],
+        NO_DEFAULT,
+        where(
+            'Invalid schema at /properties/x/minimum: "minimum" (5) is greater than "maximum" '
+            '(1), so nothing can match; lower "minimum" or raise "maximum"'
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "default", "message"),
+    [row[1:] for row in REJECTED],
+    ids=[row[0] for row in REJECTED],
+)
+def test_rejected_annotation(annotation: Any, default: Any, message: str) -> None:
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(probe(annotation, default))
+    assert caught.value.code == INVALID_INPUT
+    assert caught.value.message == message
+    assert caught.value.details["tool"] == TOOL
+    assert caught.value.details["parameter"] == "x"
+
+
+def test_registration_check_details_keep_pointer_and_keyword() -> None:
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(probe(Annotated[int, Maximum(10)], 11))
+    assert caught.value.details == {
+        "pointer": "/properties/x/default",
+        "keyword": "default",
+        "tool": TOOL,
+        "parameter": "x",
+    }
+
+
+def var_positional(*values: int) -> None:
+    """Sum."""
+
+
+def var_keyword(**options: int) -> None:
+    """Configure."""
+
+
+def positional_only(x: int, /) -> None:
+    """Square."""
+
+
+def unannotated(x) -> None:  # type: ignore[no-untyped-def]
+    """Echo."""
+
+
+def two_contexts(a: ToolCallContext, b: ToolCallContext) -> None:
+    """Twice."""
+
+
+def forward_ref(x: Undefined) -> None:  # type: ignore[name-defined]  # noqa: F821
+    """Unresolvable."""
+
+
+def undocumented(x: int) -> None:
+    pass
+
+
+SIGNATURE_ERRORS: list[tuple[Callable[..., Any], str, str]] = [
+    (
+        var_positional,
+        "values",
+        "*args cannot be described by a schema; declare each argument as its own parameter, "
+        "or one list[T] parameter",
+    ),
+    (
+        var_keyword,
+        "options",
+        "**kwargs cannot be described by a schema; declare each argument as its own parameter, "
+        "or one TypedDict parameter",
+    ),
+    (
+        positional_only,
+        "x",
+        "positional-only parameters cannot be passed by keyword; remove the / from the signature",
+    ),
+    (
+        unannotated,
+        "x",
+        "it has no type annotation; annotate it (e.g. str, int, list[str], a TypedDict)",
+    ),
+    (two_contexts, "b", 'parameter "a" already receives the ToolCallContext; keep one'),
+    (
+        forward_ref,
+        "x",
+        "its annotation 'Undefined' cannot be resolved (NameError: name 'Undefined' is not "
+        "defined); define or import the name at module level",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "parameter", "clause"),
+    SIGNATURE_ERRORS,
+    ids=[fn.__name__ for fn, *_ in SIGNATURE_ERRORS],
+)
+def test_rejected_signature(fn: Callable[..., Any], parameter: str, clause: str) -> None:
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(fn)
+    assert caught.value.code == INVALID_INPUT
+    assert caught.value.message == f'Parameter "{parameter}" of tool "{fn.__name__}": {clause}.'
+    assert caught.value.details == {"tool": fn.__name__, "parameter": parameter}
+
+
+def test_no_description_is_rejected() -> None:
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(undocumented)
+    assert caught.value.message == (
+        'Tool "undocumented" has no description; give the function a docstring '
+        'or pass description="..."'
+    )
+    assert caught.value.details == {"tool": "undocumented"}
+
+
+def test_explicit_name_and_description_win() -> None:
+    tool = infer_tool(undocumented, name="count", description="Count things.")
+    assert (tool.name, tool.description) == ("count", "Count things.")
+    assert tool.schema == root(INTEGER)
+
+
+def test_no_name_is_rejected() -> None:
+    class Callable_:
+        """Call me."""
+
+        def __call__(self, x: int) -> int:
+            return x
+
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(Callable_())
+    assert caught.value.message.startswith("Cannot infer a tool name from <")
+    assert caught.value.message.endswith('; pass name="..."')
+    tool = infer_tool(Callable_(), name="call_me")
+    assert tool.description == "Call me."
+    assert tool.handler.call({"x": 4}, None) == 4
+
+
+def test_unresolvable_return_annotation_does_not_matter() -> None:
+    def fn(x: int) -> Undefined:  # type: ignore[name-defined]  # noqa: F821
+        """Echo."""
+        return x
+
+    assert infer_tool(fn).schema == root(INTEGER)
+
+
+# --- several parameters, context, docstrings -------------------------------------------------
+
+
+def search(
+    query: Annotated[str, MinLength(1)],
+    ctx: ToolCallContext,
+    tags: list[str],
+    mode: Literal["fast", "exact"] = "fast",
+    limit: Annotated[int, Minimum(1), Maximum(100)] = 10,
+    verbose: bool = False,
+    *,
+    ratio: float = 0.5,
+) -> dict[str, Any]:
+    """Search the catalogue
+    for products.
+
+    Everything after the first paragraph stays out of the description.
+
+    Args:
+        query: Words to look
+            for.
+        ctx: The call context (not part of the schema).
+        tags (list[str]): Tags that must all match.
+        limit: How many results.
+
+    Returns:
+        The matching products.
+    """
+    return {"query": query, "tool": ctx.tool, "tags": tags, "mode": mode, "limit": limit}
+
+
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "minLength": 1, "description": "Words to look for."},
+        "tags": {"type": "array", "items": STRING, "description": "Tags that must all match."},
+        "mode": {"type": "string", "enum": ["fast", "exact"], "default": "fast"},
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100,
+            "description": "How many results.",
+            "default": 10,
+        },
+        "verbose": {"type": "boolean", "default": False},
+        "ratio": {"type": "number", "default": 0.5},
+    },
+    "required": ["query", "tags"],
+}
+
+
+def test_google_docstring_and_context_parameter() -> None:
+    tool = infer_tool(search)
+    assert isinstance(tool, InferredTool)
+    assert tool.name == "search"
+    assert tool.description == "Search the catalogue for products."
+    assert tool.schema == SEARCH_SCHEMA
+    assert tool.nullable == frozenset()
+    assert isinstance(tool.handler, HandlerSpec)
+    assert tool.handler.source is search
+    assert tool.handler.is_async is False
+
+
+def numpy_style(city: str, days: int = 1, *, units: Literal["c", "f"] = "c") -> str:
+    """Forecast the weather.
+
+    Parameters
+    ----------
+    city : str
+        The city, e.g.
+        Paris.
+    days, units
+        Shared text.
+
+    Returns
+    -------
+    str
+        The forecast.
+    """
+    return city
+
+
+def rest_style(city: str, days: int = 1) -> str:
+    """Forecast the weather.
+
+    :param str city: The city, e.g.
+        Paris.
+    :param days: How many days.
+    :returns: The forecast.
+    """
+    return city
+
+
+def marker_beats_docstring(city: Annotated[str, Description("From the marker.")]) -> str:
+    """Forecast the weather.
+
+    Args:
+        city: From the docstring.
+    """
+    return city
+
+
+def summary_then_section(city: str) -> str:
+    """Forecast the weather.
+    Args:
+        city: The city.
+    """
+    return city
+
+
+DOCSTRINGS: list[tuple[Callable[..., Any], dict[str, str]]] = [
+    (
+        numpy_style,
+        {"city": "The city, e.g. Paris.", "days": "Shared text.", "units": "Shared text."},
+    ),
+    (rest_style, {"city": "The city, e.g. Paris.", "days": "How many days."}),
+    (marker_beats_docstring, {"city": "From the marker."}),
+    (summary_then_section, {"city": "The city."}),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "descriptions"), DOCSTRINGS, ids=[fn.__name__ for fn, _ in DOCSTRINGS]
+)
+def test_docstring_styles(fn: Callable[..., Any], descriptions: dict[str, str]) -> None:
+    tool = infer_tool(fn)
+    assert tool.description == "Forecast the weather."
+    found = {
+        name: node["description"]
+        for name, node in tool.schema["properties"].items()
+        if "description" in node
+    }
+    assert found == descriptions
+
+
+# --- calling ------------------------------------------------------------------------------
+
+
+def make_context(tool: str = "search") -> ToolCallContext:
+    return ToolCallContext(session_id="s1", tool_request_id="r1", tool=tool)
+
+
+def test_call_passes_keyword_arguments_and_the_context() -> None:
+    tool = infer_tool(search)
+    result = tool.handler.call({"query": "bike", "tags": ["red"], "undeclared": 1}, make_context())
+    assert result == {
+        "query": "bike",
+        "tool": "search",
+        "tags": ["red"],
+        "mode": "fast",
+        "limit": 10,
+    }
+
+
+def paint(
+    color: Color,
+    level: Level,
+    shapes: list[Shape],
+    mark: Mark,
+    choice: Literal[Color.RED, "blue"],
+    count: int,
+    target: ById | ByIndex,
+    either: Annotated[int, Maximum(-1)] | Annotated[Level, Description("A level.")],
+) -> dict[str, Any]:
+    """Paint."""
+    return dict(
+        color=color,
+        level=level,
+        shapes=shapes,
+        mark=mark,
+        choice=choice,
+        count=count,
+        target=target,
+        either=either,
+    )
+
+
+def test_call_converts_enums_integers_and_keeps_typeddicts_as_dicts() -> None:
+    args = {
+        "color": "green",
+        "level": 2.0,
+        "shapes": ["square", "circle"],
+        "mark": {"at": {"x": 1, "y": 2.5}, "labels": [{"text": "a", "color": "red"}], "level": 1},
+        "choice": "red",
+        "count": 3.0,
+        "target": {"index": 4.0},
+        "either": 2,
+    }
+    snapshot = repr(args)
+    received = infer_tool(paint).handler.call(args, None)
+    assert received == {
+        "color": Color.GREEN,
+        "level": Level.HIGH,
+        "shapes": [Shape.SQUARE, Shape.CIRCLE],
+        "mark": {
+            "at": {"x": 1, "y": 2.5},
+            "labels": [{"text": "a", "color": Color.RED}],
+            "level": Level.LOW,
+        },
+        "choice": Color.RED,
+        "count": 3,
+        "target": {"index": 4},
+        "either": Level.HIGH,
+    }
+    assert type(received["color"]) is Color
+    assert type(received["level"]) is Level
+    assert type(received["count"]) is int
+    assert type(received["target"]["index"]) is int
+    assert type(received["mark"]) is dict
+    assert type(received["mark"]["labels"][0]["color"]) is Color
+    assert type(received["mark"]["level"]) is Level
+    assert repr(args) == snapshot  # the agent's args are not modified
+
+
+def test_call_picks_the_union_member_that_matches() -> None:
+    call = infer_tool(paint).handler.call
+    base = {
+        "color": "red",
+        "level": 1,
+        "shapes": [],
+        "mark": {"at": {"x": 0, "y": 0}, "labels": []},
+        "choice": "blue",
+        "count": 0,
+    }
+    received = call({**base, "target": {"id": "a1"}, "either": -3.0}, None)
+    assert received["choice"] == "blue"
+    assert received["target"] == {"id": "a1"}
+    assert received["either"] == -3
+    assert type(received["either"]) is int
+
+
+def test_missing_optional_parameters_are_not_passed() -> None:
+    def fn(a: int, b: int = 7, c: str | None = None, d: str | None = "keep") -> tuple[Any, ...]:
+        """Collect."""
+        return a, b, c, d
+
+    call = infer_tool(fn).handler.call
+    assert call({"a": 1}, None) == (1, 7, None, "keep")
+    assert call({"a": 1, "b": 2, "c": "x", "d": "y"}, None) == (1, 2, "x", "y")
+
+
+@pytest.mark.asyncio
+async def test_async_handler_returns_a_coroutine() -> None:
+    async def fetch(url: str, ctx: ToolCallContext) -> str:
+        """Fetch a page."""
+        await asyncio.sleep(0)
+        return f"{ctx.tool}:{url}"
+
+    tool = infer_tool(fetch)
+    assert tool.handler.is_async is True
+    assert tool.schema == {
+        "type": "object",
+        "properties": {"url": STRING},
+        "required": ["url"],
+    }
+    pending = tool.handler.call({"url": "https://example.com"}, make_context("fetch"))
+    assert asyncio.iscoroutine(pending)
+    assert await pending == "fetch:https://example.com"
+
+
+def test_methods_and_partials() -> None:
+    class Counter:
+        def __init__(self) -> None:
+            self.value = 0
+
+        def add(self, delta: Annotated[int, Minimum(-10), Maximum(10)]) -> int:
+            """Add to the counter."""
+            self.value += delta
+            return self.value
+
+    counter = Counter()
+    tool = infer_tool(counter.add)
+    assert tool.name == "add"
+    assert tool.schema == {
+        "type": "object",
+        "properties": {"delta": {"type": "integer", "minimum": -10, "maximum": 10}},
+        "required": ["delta"],
+    }
+    assert tool.handler.call({"delta": 3}, None) == 3
+
+    def scale(value: float, factor: float) -> float:
+        """Scale a value."""
+        return value * factor
+
+    double = infer_tool(functools.partial(scale, factor=2.0))
+    assert double.name == "scale"
+    assert double.schema == {
+        "type": "object",
+        "properties": {"value": NUMBER, "factor": {"type": "number", "default": 2.0}},
+        "required": ["value"],
+    }
+    assert double.handler.call({"value": 4}, None) == 8.0
+
+
+# --- null -----------------------------------------------------------------------------------
+
+
+def nullable(a: int, b: int | None = None, c: str | None = "keep", d: Point | None = None) -> Any:
+    """Nullable parameters."""
+    return a, b, c, d
+
+
+def test_prepare_args_turns_null_into_absent_for_parameters_that_accept_none() -> None:
+    tool = infer_tool(nullable)
+    assert tool.nullable == frozenset({"b", "c", "d"})
+    args = {"a": 1, "b": 2}
+    assert tool.prepare_args(args) is args
+    prepared = tool.prepare_args({"a": 1, "b": None, "c": None, "d": None})
+    assert prepared == {"a": 1}
+    assert tool.handler.call(prepared, None) == (1, None, "keep", None)
+
+
+def test_null_for_a_parameter_that_does_not_accept_none_is_left_for_validation() -> None:
+    tool = infer_tool(nullable)
+    args = {"a": None}
+    assert tool.prepare_args(args) is args
+    assert not compile_schema(tool.schema).is_valid(args)
+
+
+def test_call_treats_null_like_absent_for_nullable_parameters() -> None:
+    assert infer_tool(nullable).handler.call({"a": 1, "c": None}, None) == (1, None, "keep", None)
+
+
+# --- round trip: registration check and differential validation -----------------------------
+
+ROUND_TRIP = [(row[0], probe(row[1], row[2])) for row in INFERRED] + [
+    ("search", search),
+    ("paint", paint),
+    ("nullable", nullable),
+]
+
+
+@pytest.mark.parametrize("fn", [fn for _, fn in ROUND_TRIP], ids=[name for name, _ in ROUND_TRIP])
+def test_inferred_schema_passes_the_registration_check(fn: Callable[..., Any]) -> None:
+    schema = infer_tool(fn).schema
+    assert check_schema(schema) == schema
+    Draft202012Validator.check_schema(schema)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5) | st.text(max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def shaped(node: dict[str, Any], exact: bool) -> st.SearchStrategy[Any]:
+    """Values shaped like ``node``.
+
+    ``exact``: inside every bound (valid, except where a pattern or uniqueItems says otherwise).
+    Otherwise bounds are overshot by one, and any nested value may be arbitrary JSON.
+    """
+
+    def child(inner: dict[str, Any]) -> st.SearchStrategy[Any]:
+        if exact:
+            return shaped(inner, exact)
+        return st.one_of(shaped(inner, exact), shaped(inner, exact), JSON)
+
+    slack = 0 if exact else 1
+    if "oneOf" in node:
+        return st.one_of([child(branch) for branch in node["oneOf"]])
+    kind = node["type"]
+    if "enum" in node:
+        return st.sampled_from(node["enum"])
+    if kind == "string":
+        low = max(node.get("minLength", 0) - slack, 0)
+        high = node.get("maxLength", 6) + slack
+        return st.text(alphabet="ab" if exact else "ab1Z", min_size=low, max_size=high)
+    if kind in ("integer", "number"):
+        low = node.get("minimum", -1000) - slack
+        high = node.get("maximum", 1000) + slack
+        whole = st.integers(math.ceil(low), math.floor(high))
+        if kind == "integer":
+            return whole | whole.map(float)
+        return whole | st.floats(low, high, allow_nan=False)
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "array":
+        low = max(node.get("minItems", 0) - slack, 0)
+        high = node.get("maxItems", 3) + slack
+        return st.lists(child(node["items"]), min_size=low, max_size=high)
+    properties = node.get("properties", {})
+    required = node.get("required", [])
+    return st.fixed_dictionaries(
+        {k: child(v) for k, v in properties.items() if k in required},
+        optional={k: child(v) for k, v in properties.items() if k not in required},
+    )
+
+
+def args_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(shaped(schema, exact=True), shaped(schema, exact=False), JSON)
+
+
+@functools.cache
+def inferred(fn: Callable[..., Any]) -> InferredTool:
+    return infer_tool(fn)
+
+
+@pytest.mark.parametrize("fn", [fn for _, fn in ROUND_TRIP], ids=[name for name, _ in ROUND_TRIP])
+@settings(max_examples=60)
+@given(data=st.data())
+def test_validator_agrees_with_jsonschema_and_valid_args_can_be_called(
+    fn: Callable[..., Any], data: st.DataObject
+) -> None:
+    tool = inferred(fn)
+    args = data.draw(args_for(tool.schema))
+    valid = compile_schema(tool.schema).is_valid(args)
+    assert valid == Draft202012Validator(tool.schema).is_valid(args)
+    if valid:
+        tool.handler.call(tool.prepare_args(args), make_context(tool.name))
