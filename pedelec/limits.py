@@ -7,9 +7,7 @@ exhaust memory, recursion or CPU.
 
 from __future__ import annotations
 
-from typing import Any, Final
-
-from typing_extensions import final
+from typing import Any, Final, final
 
 __all__ = ["DEFAULT_LIMITS", "Limits"]
 

@@ -14,17 +14,16 @@ traceback through a validator reads like any other code.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import sys
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any, Final
-
-from typing_extensions import final
+from typing import Any, Final, final
 
 from pedelec._json import json_key, pointer
 
-__all__ = ["ArgError", "Validator", "compile_node"]
+__all__ = ["ArgError", "Validator", "accepts", "compile_node"]
 
 # Above this many indentation levels a sub-node gets a function of its own, far below the
 # parser's limit of 100 levels and the compiler's 20 nested loops.
@@ -34,8 +33,8 @@ _MISSING: Final = object()
 
 
 @final
-class ArgError:
-    """One way in which a value fails its schema.
+class ArgError(tuple[str, str, str]):
+    """One way in which a value fails its schema (an immutable ``(path, keyword, message)``).
 
     Attributes:
         path: JSON pointer into the value (``""`` for the value itself), e.g. ``"/card/labels/1"``.
@@ -46,39 +45,36 @@ class ArgError:
         >>> err = ArgError("/card/labels/1", "uniqueItems", "duplicate of item 0")
         >>> str(err)
         '/card/labels/1: duplicate of item 0 (uniqueItems)'
+        >>> err.to_dict()["keyword"]
+        'uniqueItems'
     """
 
-    __slots__ = ("keyword", "message", "path")
+    __slots__ = ()
 
-    path: str
-    keyword: str
-    message: str
+    def __new__(cls, path: str, keyword: str, message: str) -> ArgError:
+        return tuple.__new__(cls, (path, keyword, message))
 
-    def __init__(self, path: str, keyword: str, message: str) -> None:
-        object.__setattr__(self, "path", path)
-        object.__setattr__(self, "keyword", keyword)
-        object.__setattr__(self, "message", message)
+    @property
+    def path(self) -> str:
+        return self[0]
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("ArgError is immutable")
+    @property
+    def keyword(self) -> str:
+        return self[1]
+
+    @property
+    def message(self) -> str:
+        return self[2]
 
     def to_dict(self) -> dict[str, str]:
         """Return ``{"path", "keyword", "message"}``."""
-        return {"path": self.path, "keyword": self.keyword, "message": self.message}
+        return {"path": self[0], "keyword": self[1], "message": self[2]}
 
     def __str__(self) -> str:
-        return f"{self.path or '(root)'}: {self.message} ({self.keyword})"
+        return f"{self[0] or '(root)'}: {self[2]} ({self[1]})"
 
     def __repr__(self) -> str:
-        return f"ArgError(path={self.path!r}, keyword={self.keyword!r}, message={self.message!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ArgError):
-            return NotImplemented
-        return (self.path, self.keyword, self.message) == (other.path, other.keyword, other.message)
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.keyword, self.message))
+        return f"ArgError(path={self[0]!r}, keyword={self[1]!r}, message={self[2]!r})"
 
 
 class _Full(Exception):
@@ -124,20 +120,41 @@ class Validator:
         ['/n: expected integer, got string "1" (type)']
     """
 
-    __slots__ = ("_collect", "is_valid", "schema")
+    __slots__ = ("_collect", "_collect_fn", "_fast", "_pattern_limit", "is_valid", "schema")
 
     schema: dict[str, Any]
     is_valid: Callable[[Any], bool]
 
-    def __init__(
-        self,
-        schema: dict[str, Any],
-        is_valid: Callable[[Any], bool],
-        collect: Callable[[Any, tuple[str | int, ...], _Errors], None],
-    ) -> None:
+    def __init__(self, schema: dict[str, Any], pattern_limit: int) -> None:
         self.schema = schema
-        self.is_valid = is_valid
-        self._collect = collect
+        self._pattern_limit = pattern_limit
+        # Code is generated on first use, not here: a session with many tools pays only for
+        # the ones an agent calls, and only once (about a quarter millisecond per function).
+        self._fast: Callable[[Any], bool] | None = None
+        self._collect_fn: Callable[[Any, tuple[str | int, ...], _Errors], None] | None = None
+        self.is_valid = self._first_is_valid
+        self._collect = self._first_collect
+
+    def _bool_function(self) -> Callable[[Any], bool]:
+        fast = self._fast
+        if fast is None:
+            # Two threads may both generate it; both functions are equivalent.
+            fast = self._fast = _function(self.schema, "bool", self._pattern_limit)
+            self.is_valid = fast
+        return fast
+
+    def _collect_function(self) -> Callable[[Any, tuple[str | int, ...], _Errors], None]:
+        collect = self._collect_fn
+        if collect is None:
+            collect = self._collect_fn = _function(self.schema, "err", self._pattern_limit)
+            self._collect = collect
+        return collect
+
+    def _first_is_valid(self, value: Any) -> bool:
+        return self._bool_function()(value)
+
+    def _first_collect(self, value: Any, path: tuple[str | int, ...], out: _Errors) -> None:
+        self._collect_function()(value, path, out)
 
     def errors(self, value: Any, max_errors: int | None = None) -> list[ArgError]:
         """Return every way ``value`` fails the schema, in schema order, at most ``max_errors``.
@@ -158,7 +175,8 @@ class Validator:
             out.items.append(((), "type", f"value could not be examined: {type(exc).__name__}"))
         if not out.items:  # pragma: no cover - the generator guarantees an error; never crash
             out.items.append(((), "type", "value does not match the schema"))
-        return [ArgError(pointer(p), k, m) for p, k, m in out.items]
+        new = tuple.__new__  # ArgError's own __new__ is a Python call; this one is C
+        return [new(ArgError, (pointer(p) if p else "", k, m)) for p, k, m in out.items]
 
     def iter_errors(self, value: Any) -> Iterator[ArgError]:
         """Iterate over ``errors(value)``."""
@@ -213,12 +231,13 @@ def _m_type(expected: str, value: Any) -> str:
     return f"expected {expected}, got {_describe(value)}"
 
 
+# Numbers reach these only after their type check, so repr is their JSON text.
 def _m_min(limit: Any, value: Any) -> str:
-    return f"must be >= {_scalar(limit)}, got {_scalar(value)}"
+    return f"must be >= {limit!r}, got {value!r}"
 
 
 def _m_max(limit: Any, value: Any) -> str:
-    return f"must be <= {_scalar(limit)}, got {_scalar(value)}"
+    return f"must be <= {limit!r}, got {value!r}"
 
 
 def _plural(n: Any, word: str) -> str:
@@ -353,10 +372,8 @@ def _one_of_errors(
     reasons = []
     for i, b in enumerate(branches):
         first = _Errors(1)
-        try:
+        with contextlib.suppress(_Full):
             b._collect(value, path, first)
-        except _Full:
-            pass
         p, _, m = first.items[0]
         where = pointer(p) or "(root)"
         reasons.append(f"[{i + 1}] {where}: {m}")
@@ -377,7 +394,7 @@ def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
     with every character of ``X`` allowed and ``len(X)`` within the counts.
     """
     from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser
+    from re import _parser  # type: ignore[attr-defined]
 
     try:
         items = list(_parser.parse(source))
@@ -434,29 +451,34 @@ class _Gen:
     def line(self, ind: int, text: str) -> None:
         self.lines.append("    " * ind + text)
 
-    def checks(self, ind: int, checks: list[tuple[str, str, str, str]], p: str) -> None:
+    def checks(self, ind: int, checks: list[tuple[str, str, str, str]], p: tuple[str, ...]) -> None:
         """Emit independent checks ``(bool_cond, err_cond, keyword, message_expr)``."""
         if not checks:
             return
         if self.err:
             for _, cond, keyword, message in checks:
                 self.line(ind, f"if {cond}:")
-                self.line(ind + 1, f"out.add({p}, {keyword!r}, {message})")
+                self.line(ind + 1, f"out.add({self.path(p)}, {keyword!r}, {message})")
         else:
             self.line(ind, f"if {' or '.join(c for c, _, _, _ in checks)}:")
             self.line(ind + 1, "return False")
 
-    def type_check(self, ind: int, bad: str, expected: str, v: str, p: str) -> int:
+    def type_check(self, ind: int, bad: str, expected: str, v: str, p: tuple[str, ...]) -> int:
         """Emit the type test; return the indentation at which the node's other checks go."""
         self.line(ind, f"if {bad}:")
         if self.err:
-            self.line(ind + 1, f"out.add({p}, 'type', _m_type({expected!r}, {v}))")
+            self.line(ind + 1, f"out.add({self.path(p)}, 'type', _m_type({expected!r}, {v}))")
             self.line(ind, "else:")
             return ind + 1
         self.line(ind + 1, "return False")
         return ind
 
-    def node(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+    @staticmethod
+    def path(p: tuple[str, ...]) -> str:
+        """Render a path expression; it is evaluated only where an error is recorded."""
+        return f"(*p, {', '.join(p)})" if p else "p"
+
+    def node(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         if ind > _MAX_INLINE_INDENT:
             self.call_sub(node, v, p, ind)
             return
@@ -475,24 +497,24 @@ class _Gen:
         else:
             self.object(node, v, p, ind)
 
-    def call_sub(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
-        sub = self.const(_build(node, self.pattern_limit))
+    def call_sub(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        sub = self.const(Validator(node, self.pattern_limit))
         if self.err:
-            self.line(ind, f"{sub}._collect({v}, {p}, out)")
+            self.line(ind, f"{sub}._collect({v}, {self.path(p)}, out)")
         else:
-            self.line(ind, f"if not {sub}.is_valid({v}):")
+            self.line(ind, f"if not {self.const(self.consts[sub]._bool_function())}({v}):")
             self.line(ind + 1, "return False")
 
-    def one_of(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
-        branches = tuple(_build(b, self.pattern_limit) for b in node["oneOf"])
+    def one_of(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        branches = tuple(Validator(b, self.pattern_limit) for b in node["oneOf"])
         if self.err:
-            self.line(ind, f"_one_of_errors({v}, {p}, out, {self.const(branches)})")
+            self.line(ind, f"_one_of_errors({v}, {self.path(p)}, out, {self.const(branches)})")
             return
-        calls = " + ".join(f"{self.const(b.is_valid)}({v})" for b in branches)
+        calls = " + ".join(f"{self.const(b._bool_function())}({v})" for b in branches)
         self.line(ind, f"if ({calls}) != 1:")
         self.line(ind + 1, "return False")
 
-    def string(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+    def string(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         ind = self.type_check(ind, f"type({v}) is not str", "string", v, p)
         n = self.name("n")
         checks: list[tuple[str, str, str, str]] = []
@@ -550,30 +572,24 @@ class _Gen:
                 return
         self.checks_or_pass(ind, checks, p)
 
-    def checks_or_pass(self, ind: int, checks: list[tuple[str, str, str, str]], p: str) -> None:
+    def checks_or_pass(
+        self, ind: int, checks: list[tuple[str, str, str, str]], p: tuple[str, ...]
+    ) -> None:
         if checks:
             self.checks(ind, checks, p)
         elif self.err and self.lines[-1].endswith("else:"):
             self.line(ind, "pass")
 
-    def number(self, node: dict[str, Any], v: str, p: str, ind: int, kind: str) -> None:
+    def number(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int, kind: str) -> None:
         t = self.name("t")
         self.line(ind, f"{t} = type({v})")
         if kind == "integer":
             bad = f"{t} is not int and ({t} is not float or not {v}.is_integer())"
-        elif self.err:
-            # For a float, v - v is 0.0 unless v is NaN or infinite (then it is NaN, truthy).
-            bad = f"{t} is not int and ({t} is not float or {v} - {v})"
         else:
-            # Floats first: most JSON numbers that are not integers by type are floats.
-            self.line(ind, f"if {t} is float:")
-            self.line(ind + 1, f"if {v} - {v}:")
-            self.line(ind + 2, "return False")
-            self.line(ind, f"elif {t} is not int:")
-            self.line(ind + 1, "return False")
-            bad = ""
-        if bad:
-            ind = self.type_check(ind, bad, kind, v, p)
+            # Two tests for an int or a finite float: for a float, v - v is 0.0 (falsy) unless
+            # v is NaN or infinite, when it is NaN (truthy).
+            bad = f"({t} is not float or {v} - {v}) and {t} is not int"
+        ind = self.type_check(ind, bad, kind, v, p)
         checks: list[tuple[str, str, str, str]] = []
         if "minimum" in node:
             k = self.const(node["minimum"])
@@ -587,7 +603,7 @@ class _Gen:
             checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
         self.checks_or_pass(ind, checks, p)
 
-    def boolean(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+    def boolean(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         ind = self.type_check(ind, f"{v} is not True and {v} is not False", "boolean", v, p)
         checks: list[tuple[str, str, str, str]] = []
         if "enum" in node:
@@ -596,7 +612,7 @@ class _Gen:
             checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
         self.checks_or_pass(ind, checks, p)
 
-    def array(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+    def array(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         ind = self.type_check(ind, f"type({v}) is not list", "array", v, p)
         n = self.name("n")
         self.line(ind, f"{n} = len({v})")
@@ -612,16 +628,14 @@ class _Gen:
         x = self.name("x")
         if self.err:
             i = self.name("i")
-            cp = self.name("p")
             self.line(ind, f"for {i}, {x} in enumerate({v}):")
-            self.line(ind + 1, f"{cp} = {p} + ({i},)")
-            self.node(items, x, cp, ind + 1)
+            self.node(items, x, (*p, i), ind + 1)
         else:
             self.line(ind, f"for {x} in {v}:")
             self.node(items, x, p, ind + 1)
         if node.get("uniqueItems") is True:
             if self.err:
-                self.line(ind, f"_unique_errors({v}, {p}, out)")
+                self.line(ind, f"_unique_errors({v}, {self.path(p)}, out)")
             elif "type" in items and items["type"] in _SCALAR_TYPES:
                 # Items already passed their scalar type check, so a set finds duplicates with
                 # JSON equality: 1 == 1.0, and booleans never meet numbers in one typed array.
@@ -631,7 +645,7 @@ class _Gen:
                 self.line(ind, f"if _first_duplicate({v}) is not None:")
                 self.line(ind + 1, "return False")
 
-    def object(self, node: dict[str, Any], v: str, p: str, ind: int) -> None:
+    def object(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         ind = self.type_check(ind, f"type({v}) is not dict", "object", v, p)
         properties: dict[str, Any] = node.get("properties", {})
         required = set(node.get("required", ()))
@@ -642,9 +656,7 @@ class _Gen:
         for name, sub in properties.items():
             key = self.const(name)
             x = self.name("x")
-            cp = p
-            if self.err:
-                cp = self.name("p")
+            cp = (*p, key) if self.err else p
             if name in required and not self.err:
                 # A missing key raises KeyError, which the function turns into False: cheaper
                 # than .get() plus a sentinel test on the success path.
@@ -654,24 +666,18 @@ class _Gen:
             self.line(ind, f"{x} = {v}.get({key}, _MISSING)")
             if name in required:
                 self.line(ind, f"if {x} is _MISSING:")
-                if self.err:
-                    self.line(ind + 1, f"out.add({p}, 'required', _m_required({key}))")
-                    self.line(ind, "else:")
-                    self.line(ind + 1, f"{cp} = {p} + ({key},)")
-                    self.node(sub, x, cp, ind + 1)
-                else:  # pragma: no cover - bool mode handled above
-                    self.line(ind + 1, "return False")
+                self.line(ind + 1, f"out.add({self.path(p)}, 'required', _m_required({key}))")
+                self.line(ind, "else:")
+                self.node(sub, x, cp, ind + 1)
             else:
                 self.line(ind, f"if {x} is not _MISSING:")
                 self.line(ind + 1, f"{count} += 1")
-                if self.err:
-                    self.line(ind + 1, f"{cp} = {p} + ({key},)")
                 self.node(sub, x, cp, ind + 1)
         declared = self.const(frozenset(properties))
         expected = count if optional else str(len(required))
         if self.err:
             self.line(ind, f"if len({v}) != {expected}:")
-            self.line(ind + 1, f"_extras_errors({v}, {declared}, {p}, out)")
+            self.line(ind + 1, f"_extras_errors({v}, {declared}, {self.path(p)}, out)")
         else:
             self.line(ind, f"if len({v}) != {expected} and not _extras_ok({v}, {declared}):")
             self.line(ind + 1, "return False")
@@ -705,13 +711,13 @@ def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[.
     consts: dict[str, Any] = {}
     gen = _Gen(mode, consts, pattern_limit)
     if mode == "err":
-        gen.node(node, "v", "p", 2)
+        gen.node(node, "v", (), 2)
         head = "    def collect(v, p, out):"
         tail = ["        return None", "    return collect"]
     else:
         # Any exception (a KeyError for a missing required property, or one raised by a
         # hostile non-JSON object) means "not valid"; try costs nothing when nothing is raised.
-        gen.node(node, "v", "p", 3)
+        gen.node(node, "v", (), 3)
         head = "    def is_valid(v):\n        try:"
         tail = [
             "            return True",
@@ -735,17 +741,65 @@ def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[.
     return fn
 
 
-def _build(node: dict[str, Any], pattern_limit: int) -> Validator:
-    return Validator(
-        node,
-        _function(node, "bool", pattern_limit),
-        _function(node, "err", pattern_limit),
-    )
+def accepts(node: dict[str, Any], value: Any) -> bool:
+    """Tell whether ``value`` is valid for a checked ``node``, without generating code.
+
+    The registration check uses it for ``default`` and ``examples``, where each node is tested
+    once and generating a function would cost far more than walking the node. It follows the
+    same rules as the generated ``is_valid`` (a property test holds them together).
+    """
+    if "oneOf" in node:
+        return sum(accepts(branch, value) for branch in node["oneOf"]) == 1
+    kind = node["type"]
+    t = type(value)
+    if kind == "string":
+        if t is not str:
+            return False
+        n = len(value)
+        return not (
+            n < node.get("minLength", 0)
+            or n > node.get("maxLength", n)
+            or ("enum" in node and value not in node["enum"])
+            or ("pattern" in node and re.search(node["pattern"], value) is None)
+        )
+    if kind == "number" or kind == "integer":
+        if t is float:
+            if value - value or (kind == "integer" and not value.is_integer()):
+                return False
+        elif t is not int:
+            return False
+        return not (
+            value < node.get("minimum", value)
+            or value > node.get("maximum", value)
+            or ("enum" in node and value not in node["enum"])
+        )
+    if kind == "boolean":
+        return t is bool and ("enum" not in node or value in node["enum"])
+    if kind == "array":
+        if t is not list:
+            return False
+        n = len(value)
+        return not (
+            n < node.get("minItems", 0)
+            or n > node.get("maxItems", n)
+            or not all(accepts(node["items"], item) for item in value)
+            or (node.get("uniqueItems") is True and _first_duplicate(value) is not None)
+        )
+    if t is not dict:
+        return False
+    properties: dict[str, Any] = node.get("properties", {})
+    for name in node.get("required", ()):
+        if name not in value:
+            return False
+    for name, sub in properties.items():
+        if name in value and not accepts(sub, value[name]):
+            return False
+    return _extras_ok(value, frozenset(properties))
 
 
 def compile_node(node: dict[str, Any], *, max_pattern_length: int = 4096) -> Validator:
-    """Compile an already checked schema node (any kind) into a ``Validator``; no cache.
+    """Make a ``Validator`` for an already checked schema node (any kind); no check, no cache.
 
     Callers outside ``pedelec.schema`` want ``pedelec.compile_schema``, which checks and caches.
     """
-    return _build(node, max_pattern_length)
+    return Validator(node, max_pattern_length)
