@@ -730,7 +730,7 @@ def test_result_is_a_private_copy(kind: str, mode: str) -> None:
 def test_subclass_values_become_plain_json(mode: str) -> None:
     import enum
 
-    class Color(str, enum.Enum):
+    class Color(enum.StrEnum):
         RED = "red"
 
     session = Session()
