@@ -164,6 +164,7 @@ def handler_spec(fn: Any, *, tool: str | None = None, fallback: bool = False) ->
 
 def _describe_signature(fn: Callable[..., Any]) -> str:
     name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    name = name.rsplit("<locals>.", 1)[-1]  # "make.<locals>.handler" reads as "handler"
     try:
         return f"{name}{inspect.signature(fn)}"
     except (TypeError, ValueError):  # pragma: no cover - only called when signature() worked
