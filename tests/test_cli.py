@@ -1,0 +1,518 @@
+"""The ``pedelec`` command line, through ``main([...])`` (plus one run of each entry point)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pedelec.adapters import anthropic, mcp, openai
+from pedelec.cli import main
+from pedelec.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+COUNTER = "examples/counter.py:session"
+
+COUNTER_SPEC = {
+    "name": "update_counter",
+    "description": "Increase or decrease the visible counter by a signed delta.",
+    "argsSchema": {
+        "type": "object",
+        "properties": {
+            "delta": {
+                "type": "integer",
+                "minimum": -100,
+                "maximum": 100,
+                "description": "How much to add to the counter; negative to subtract.",
+            }
+        },
+        "required": ["delta"],
+    },
+}
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loading a target puts its folder on sys.path; keep that from leaking into other tests.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.chdir(ROOT)
+
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def write(tmp_path: Path) -> Callable[[str, str], str]:
+    """Write a target module into tmp_path and return its path."""
+
+    def write(source: str, name: str = "target.py") -> str:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        return str(path)
+
+    return write
+
+
+TOOLS_SOURCE = """
+    from pedelec.session import Session
+
+    session = Session.from_manifest({"guidance": "Edit text.", "tools": [
+        {"name": "editor.replace_selection", "description": "  Replace the selection.\\n\\nMore.",
+         "argsSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+        {"name": "a", "description": "Short.", "argsSchema": {"type": "object"}},
+    ]})
+    """
+
+
+# --- tools, tool-spec, tool-call ----------------------------------------------------------------
+
+
+def test_tools_lists_names_and_first_description_lines(run: Run, write: Any) -> None:
+    assert run("tools", f"{write(TOOLS_SOURCE)}:session") == (
+        0,
+        "editor.replace_selection  Replace the selection.\na                         Short.\n",
+        "",
+    )
+    assert run("tools", COUNTER) == (
+        0,
+        "update_counter  Increase or decrease the visible counter by a signed delta.\n",
+        "",
+    )
+
+
+def test_tool_spec(run: Run) -> None:
+    code, out, err = run("tool-spec", COUNTER, "update_counter")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == COUNTER_SPEC
+
+
+def test_tool_call_prints_the_ok_envelope(run: Run) -> None:
+    code, out, err = run("tool-call", COUNTER, "update_counter", '{"delta": 3}')
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {"ok": True, "result": {"value": 3}}
+
+
+def test_tool_call_error_result_exits_1(run: Run) -> None:
+    code, out, err = run("tool-call", COUNTER, "update_counter", '{"delta": 300}')
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {
+        "ok": False,
+        "error": {
+            "code": "TOOL_ARGS_INVALID",
+            "message": 'Invalid arguments for tool "update_counter": /delta: must be <= 100, '
+            "got 300 (maximum). Correct the arguments and call the tool again.",
+            "details": {
+                "tool": "update_counter",
+                "errors": [
+                    {"path": "/delta", "keyword": "maximum", "message": "must be <= 100, got 300"}
+                ],
+            },
+        },
+    }
+
+
+def test_tool_call_args_default_to_an_empty_object(run: Run) -> None:
+    code, out, _ = run("tool-call", COUNTER, "update_counter")
+    assert code == 1
+    assert json.loads(out)["error"]["message"] == (
+        'Invalid arguments for tool "update_counter": (root): missing required property "delta" '
+        "(required). Correct the arguments and call the tool again."
+    )
+
+
+def test_tool_call_reads_args_from_stdin(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"delta": -4}'))
+    code, out, _ = run("tool-call", COUNTER, "update_counter", "-")
+    assert (code, json.loads(out)) == (0, {"ok": True, "result": {"value": -4}})
+
+
+def test_tool_call_handler_error(run: Run, write: Any) -> None:
+    target = write(
+        """
+        from pedelec.session import Session
+        session = Session()
+        @session.on_tool("fail", description="Fails.", schema={"type": "object"})
+        def fail(args):
+            raise KeyError("missing")
+        """
+    )
+    code, out, err = run("tool-call", f"{target}:session", "fail", "{}")
+    assert (code, err) == (1, "")
+    assert json.loads(out) == {
+        "ok": False,
+        "error": {
+            "code": "TOOL_HANDLER_ERROR",
+            "message": "Tool \"fail\" failed: KeyError: 'missing'",
+            "details": {"tool": "fail", "exception": "KeyError"},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("argv", "err"),
+    [
+        (
+            ("tool-call", COUNTER, "update_counter", '{"delta": 3'),
+            'pedelec: error: ARGS is not valid JSON: args are not valid JSON: expected "," or '
+            '"}" after the value at /delta (line 1, column 12), found the end of the text; fix '
+            "the JSON syntax.\n",
+        ),
+        (
+            ("tool-call", COUNTER, "update_countr", "{}"),
+            'pedelec: error: Unknown tool "update_countr". Did you mean "update_counter"?\n',
+        ),
+        (
+            ("tool-spec", COUNTER, "nope"),
+            'pedelec: error: Unknown tool "nope". Available tools: "update_counter".\n',
+        ),
+    ],
+)
+def test_bad_json_and_unknown_tools_exit_2(run: Run, argv: tuple[str, ...], err: str) -> None:
+    assert run(*argv) == (2, "", err)
+
+
+# --- manifest -----------------------------------------------------------------------------------
+
+
+def counter_session() -> Session:
+    from pedelec._target import load_target
+
+    return load_target(COUNTER)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "export"),
+    [
+        ("pedelec", lambda s: s.manifest()),
+        ("openai", openai.chat_tools),
+        ("openai-responses", openai.responses_tools),
+        ("anthropic", anthropic.tools),
+        ("mcp", mcp.tools),
+    ],
+)
+def test_manifest_formats(run: Run, fmt: str, export: Callable[[Session], Any]) -> None:
+    code, out, err = run("manifest", COUNTER, "--format", fmt)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == export(counter_session())
+
+
+def test_manifest_defaults_to_the_pedelec_format(run: Run) -> None:
+    code, out, _ = run("manifest", COUNTER)
+    assert code == 0
+    assert json.loads(out) == {
+        "guidance": "Use update_counter to change the visible counter.",
+        "tools": [COUNTER_SPEC],
+    }
+
+
+def test_manifest_export_error_exits_1(run: Run, write: Any) -> None:
+    target = write(
+        """
+        from pedelec.session import Session
+        session = Session.from_manifest([
+            {"name": "a.b", "description": "Dotted.", "argsSchema": {"type": "object"}},
+            {"name": "a__b", "description": "Underscored.", "argsSchema": {"type": "object"}},
+        ])
+        """
+    )
+    assert run("manifest", f"{target}:session", "--format", "anthropic") == (
+        1,
+        "",
+        'pedelec: error: INVALID_INPUT: Tools "a.b" and "a__b" would both be sent to Anthropic '
+        'as "a__b" (each "." is sent as "__"); rename one of them.\n',
+    )
+    code, out, _ = run("manifest", f"{target}:session", "--format", "mcp")
+    assert code == 0
+    assert [tool["name"] for tool in json.loads(out)] == ["a.b", "a__b"]
+
+
+# --- check --------------------------------------------------------------------------------------
+
+LINT_SOURCE = """
+    from pedelec.session import Session
+
+    def s(**extra):
+        return {"type": "string", "maxLength": 5, "description": "A string.", **extra}
+
+    session = Session.from_manifest({"tools": [
+        {"name": "tag", "description": "Tag things.", "argsSchema": {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
+                         "description": "Tags."},
+                "id": {"oneOf": [{"type": "integer"}, {"type": "number"}], "description": "Id."},
+                "target": {"oneOf": [
+                    {"type": "object", "properties": {"path": s()}, "required": ["path"]},
+                    {"type": "object", "properties": {"url": s()}, "required": ["url"]},
+                ], "description": "Target."},
+                "mode": {"oneOf": [{"type": "string", "enum": ["a", "b"]},
+                                   {"type": "string", "enum": ["c"]}]},
+                "n": {"oneOf": [{"type": "integer", "maximum": 0},
+                                {"type": "integer", "minimum": 1}], "description": "N."},
+                "m": {"oneOf": [{"type": "number", "maximum": 0.5},
+                                {"type": "number", "minimum": 0.25}], "description": "M."},
+                "w": {"oneOf": [s(maxLength=2), s(minLength=2)], "description": "W."},
+                "list": {"oneOf": [
+                    {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3},
+                    {"type": "array", "items": {"type": "number"}, "maxItems": 3},
+                ], "description": "List."},
+                "kind": {"oneOf": [{"type": "boolean"}, {"type": "string", "maxLength": 1}],
+                         "description": "Kind."},
+            },
+        }},
+        {"name": "bare", "description": "No handler yet.", "argsSchema": {"type": "object"}},
+    ]})
+    session.on_tool("tag")(lambda args: args)
+    """
+
+LINT_REPORT = """\
+warning: tag /properties/mode: property has no description to tell the model what to send
+warning: tag /properties/tags: array has no maxItems, so an agent may send any number
+warning: tag /properties/tags/items: string has a pattern but no maxLength, so the pattern runs on text of any length
+warning: tag /properties/id: oneOf branches 0 and 1 both accept 0, so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/target: oneOf branches 0 and 1 both accept {"path":"","url":""}, so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/m: oneOf branches 0 and 1 both accept 0.25, so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/w: oneOf branches 0 and 1 both accept "aa", so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/list: oneOf branches 0 and 1 both accept [0], so that value matches no branch (oneOf needs exactly one)
+warning: bare: tool has no handler
+2 tools checked: 0 errors, 9 warnings
+"""
+
+
+def test_check_reports_lint_warnings(run: Run, write: Any) -> None:
+    target = f"{write(LINT_SOURCE)}:session"
+    assert run("check", target) == (0, LINT_REPORT, "")
+    assert run("check", target, "--strict") == (1, LINT_REPORT, "")
+
+
+def test_check_passes_the_counter_example(run: Run) -> None:
+    assert run("check", COUNTER, "--strict") == (0, "1 tool checked: 0 errors, 0 warnings\n", "")
+
+
+def test_check_shows_a_schema_error_with_tool_and_pointer(run: Run, write: Any) -> None:
+    target = write(
+        """
+        from pedelec.session import Session
+        session = Session()
+        @session.on_tool("tag", description="Tag.",
+                         schema={"type": "object", "properties": {"x": {"type": "array"}}})
+        def tag(args):
+            return args
+        """
+    )
+    assert run("check", f"{target}:session") == (
+        1,
+        'error: INVALID_INPUT: Invalid schema for tool "tag" at /properties/x: an array node '
+        'needs "items", the node every item must match; add e.g. "items": {"type": "string"}.\n'
+        "1 error\n",
+        "",
+    )
+
+
+def test_check_warns_about_provider_names(run: Run, write: Any) -> None:
+    target = write(
+        """
+        from pedelec.session import Session
+        session = Session.from_manifest([
+            {"name": "a.b", "description": "Dotted.", "argsSchema": {"type": "object"}},
+            {"name": "a__b", "description": "Underscored.", "argsSchema": {"type": "object"}},
+        ])
+        session.on_any_tool(lambda tool, args, ctx: None)
+        """
+    )
+    assert run("check", f"{target}:session") == (
+        0,
+        'warning: a.b, a__b: Tools "a.b" and "a__b" would both be sent to OpenAI/Anthropic as '
+        '"a__b" (each "." is sent as "__"); rename one of them.\n'
+        "2 tools checked: 0 errors, 1 warning\n",
+        "",
+    )
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+
+def test_module_targets_and_factories(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "cli_pkg_targets"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "tools.py").write_text(
+        textwrap.dedent(
+            """
+            from pedelec.session import Session
+
+            class Holder:
+                def make(self):
+                    return Session.from_manifest([
+                        {"name": "made", "description": "Made.", "argsSchema": {"type": "object"}}
+                    ])
+
+            holder = Holder()
+            make_session = holder.make
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    assert run("tools", "cli_pkg_targets.tools:make_session") == (0, "made  Made.\n", "")
+    assert run("tools", "cli_pkg_targets.tools:holder.make") == (0, "made  Made.\n", "")
+
+
+BAD_TARGETS: list[tuple[str, str, int, str]] = [
+    (
+        "no attribute part",
+        "{file}",
+        2,
+        "TARGET '{file}' must look like path/to/file.py:session or package.module:session",
+    ),
+    ("missing file", "nowhere/none.py:session", 2, "no such file: nowhere/none.py"),
+    ("missing module", "no_such_module_xyz:session", 2, "no module named 'no_such_module_xyz'"),
+    ("missing attribute", "{file}:sesion", 2, "{file} has no attribute 'sesion'"),
+    (
+        "not a session",
+        "{file}:number",
+        2,
+        "{file}:number is a int, not a pedelec Session or a function that returns one",
+    ),
+    (
+        "factory needs arguments",
+        "{file}:needs_args",
+        2,
+        "{file}:needs_args needs arguments; point TARGET at a Session or a function that takes none and returns one",
+    ),
+    (
+        "factory raises",
+        "{file}:raises",
+        1,
+        "calling {file}:raises() raised RuntimeError: no database",
+    ),
+    (
+        "factory returns something else",
+        "{file}:returns_dict",
+        2,
+        "{file}:returns_dict() returned a dict, not a pedelec Session",
+    ),
+]
+
+BAD_TARGET_SOURCE = """
+    number = 3
+
+    def needs_args(config):
+        return config
+
+    def raises():
+        raise RuntimeError("no database")
+
+    def returns_dict():
+        return {}
+    """
+
+
+@pytest.mark.parametrize(
+    ("target", "code", "message"),
+    [case[1:] for case in BAD_TARGETS],
+    ids=[case[0] for case in BAD_TARGETS],
+)
+def test_bad_targets_give_one_line(
+    run: Run, write: Any, target: str, code: int, message: str
+) -> None:
+    file = write(BAD_TARGET_SOURCE)
+    assert run("tools", target.format(file=file)) == (
+        code,
+        "",
+        f"pedelec: error: {message.format(file=file)}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("1 / 0\n", "loading {file} raised ZeroDivisionError: division by zero"),
+        (
+            "import no_such_dependency_xyz\n",
+            "loading {file} raised ModuleNotFoundError: No module named 'no_such_dependency_xyz'",
+        ),
+        ("def broken(:\n", "loading {file} raised SyntaxError: invalid syntax (target.py, line 1)"),
+    ],
+)
+def test_a_target_that_fails_to_load_exits_1(
+    run: Run, write: Any, source: str, message: str
+) -> None:
+    file = write(source)
+    assert run("tools", f"{file}:session") == (
+        1,
+        "",
+        f"pedelec: error: {message.format(file=file)}\n",
+    )
+
+
+# --- help and entry points ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", ["tools", "tool-spec", "tool-call", "manifest", "check", "serve"]
+)
+def test_every_command_has_help(run: Run, command: str) -> None:
+    code, out, err = run(command, "--help")
+    assert (code, err) == (0, "")
+    assert out.startswith(f"usage: pedelec {command} [-h]")
+    assert "TARGET" in out
+
+
+def test_usage_errors_exit_2(run: Run) -> None:
+    code, out, err = run("tools")
+    assert (code, out) == (2, "")
+    assert err.endswith("pedelec tools: error: the following arguments are required: TARGET\n")
+    code, _, err = run("manifest", COUNTER, "--format", "yaml")
+    assert code == 2
+    assert err.endswith(
+        "pedelec manifest: error: argument --format: invalid choice: 'yaml' (choose from "
+        "'pedelec', 'openai', 'openai-responses', 'anthropic', 'mcp')\n"
+    )
+
+
+def test_version(run: Run) -> None:
+    from pedelec import __version__
+
+    assert run("--version") == (0, f"pedelec {__version__}\n", "")
+
+
+def test_python_dash_m_pedelec() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "pedelec", "--help"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert (completed.returncode, completed.stderr) == (0, "")
+    assert completed.stdout.startswith("usage: pedelec [-h] [--version] COMMAND ...")
+
+
+def test_console_script_runs_the_readme_command() -> None:
+    script = shutil.which("pedelec", path=str(Path(sys.executable).parent))
+    assert script is not None, "the pedelec console script is not installed (pip install -e .)"
+    completed = subprocess.run(
+        [script, "tool-call", COUNTER, "update_counter", '{"delta": 3}'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert (completed.returncode, completed.stderr) == (0, "")
+    assert json.loads(completed.stdout) == {"ok": True, "result": {"value": 3}}
