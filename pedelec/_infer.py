@@ -1207,6 +1207,7 @@ _OTHER_SECTIONS: Final = frozenset(
         "methods",
     }
 )
+_SECTIONS: Final = _PARAM_SECTIONS | _OTHER_SECTIONS
 _HEADER: Final = re.compile(r"([A-Za-z][A-Za-z ]*?)\s*:")
 _DASHES: Final = re.compile(r"\s*-{3,}\s*")
 _GOOGLE_ENTRY: Final = re.compile(r"\*{0,2}(\w+)\s*(?:\(.*\))?\s*:(?:\s+(.*))?")
@@ -1225,50 +1226,53 @@ def _parse_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
     lines = inspect.cleandoc(doc).splitlines()
     summary: list[str] = []
     for index, line in enumerate(lines):
-        if not line.strip() or _starts_section(lines, index):
+        stripped = line.strip()
+        if not stripped or _starts_section(lines, index, stripped):
             break
-        summary.append(line.strip())
+        summary.append(stripped)
     params: dict[str, str] = {}
     index = 0
+    # Cheap first-character tests guard the regexes: most lines are plain prose.
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        header = _HEADER.fullmatch(stripped)
-        if _is_numpy_header(lines, index):
-            if stripped.lower() in _PARAM_SECTIONS:
+        if stripped:
+            indent = len(line) - len(line.lstrip())
+            if stripped[0] == ":":
+                field = _REST_FIELD.fullmatch(stripped)
+                if field is not None:
+                    index = _rest_field(lines, index, indent, field, params)
+                    continue
+            elif stripped[-1] == ":":
+                if _section_name(stripped) in _PARAM_SECTIONS:
+                    index = _google_section(lines, index + 1, indent, params)
+                    continue
+            elif _is_numpy_header(lines, index) and stripped.lower() in _PARAM_SECTIONS:
                 index = _numpy_section(lines, index + 2, indent, params)
-                continue
-        elif header is not None and header.group(1).lower() in _PARAM_SECTIONS:
-            index = _google_section(lines, index + 1, indent, params)
-            continue
-        else:
-            field = _REST_FIELD.fullmatch(stripped)
-            if field is not None:
-                index = _rest_field(lines, index, indent, field, params)
                 continue
         index += 1
     return " ".join(summary) or None, params
 
 
-def _starts_section(lines: list[str], index: int) -> bool:
-    stripped = lines[index].strip()
+def _section_name(stripped: str) -> str | None:
+    """The lower-cased name of a Google-style header line (``"Args:"`` → ``"args"``)."""
+    if stripped[-1] != ":" or len(stripped) > 40:
+        return None
     header = _HEADER.fullmatch(stripped)
-    if header is not None and header.group(1).lower() in _PARAM_SECTIONS | _OTHER_SECTIONS:
-        return True
-    return (
-        _is_numpy_header(lines, index)
-        or stripped.startswith((":", ">>>", ".. "))
-        or _DASHES.fullmatch(stripped) is not None
-    )
+    return None if header is None else header.group(1).lower()
+
+
+def _starts_section(lines: list[str], index: int, stripped: str) -> bool:
+    if stripped[0] in ":>.-":
+        return stripped.startswith((":", ">>>", ".. ")) or _DASHES.fullmatch(stripped) is not None
+    if stripped[-1] == ":":
+        return _section_name(stripped) in _SECTIONS
+    return _is_numpy_header(lines, index)
 
 
 def _is_numpy_header(lines: list[str], index: int) -> bool:
-    return (
-        index + 1 < len(lines)
-        and bool(lines[index].strip())
-        and _DASHES.fullmatch(lines[index + 1]) is not None
-    )
+    following = lines[index + 1].lstrip() if index + 1 < len(lines) else ""
+    return following.startswith("---") and _DASHES.fullmatch(following) is not None
 
 
 def _indent(line: str) -> int:

@@ -288,6 +288,18 @@ INFERRED: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
         True,
     ),
     (
+        "literal_and_pattern_that_excludes_it",
+        Literal["auto"] | Annotated[str, Pattern("^[0-9]+$")],
+        NO_DEFAULT,
+        {
+            "oneOf": [
+                {"type": "string", "enum": ["auto"]},
+                {"type": "string", "pattern": "^[0-9]+$"},
+            ]
+        },
+        True,
+    ),
+    (
         "literal_and_other_type",
         Literal["auto"] | int,
         NO_DEFAULT,
@@ -1319,6 +1331,122 @@ def test_methods_and_partials() -> None:
         "required": ["value"],
     }
     assert double.handler.call({"value": 4}, None) == 8.0
+
+
+def optional_context(x: int, ctx: ToolCallContext | None = None) -> Any:
+    """Works with and without a session."""
+    return x, ctx
+
+
+def context_by_name(x: int, ctx: Any) -> Any:
+    """The context annotation is a string that cannot be evaluated (TYPE_CHECKING import)."""
+    return x, ctx
+
+
+context_by_name.__annotations__["ctx"] = "pedelec.ToolCallContext"
+
+
+@pytest.mark.parametrize("fn", [optional_context, context_by_name])
+def test_context_parameter_variants(fn: Callable[..., Any]) -> None:
+    tool = infer_tool(fn)
+    assert tool.schema == {"type": "object", "properties": {"x": INTEGER}, "required": ["x"]}
+    ctx = make_context(tool.name)
+    assert tool.handler.call({"x": 1}, ctx) == (1, ctx)
+
+
+def google_variants(a: int, b: int, c: int, d: int) -> None:
+    """Exercise Google-style details.
+
+    Args:
+        a (Callable[[int], str] | dict(str, int)): Type with brackets (and parens).
+        b:
+            Text on the next line.
+
+    Keyword Args:
+        c: From a second section.
+    Raises:
+        d: Not a parameter section.
+    """
+
+
+def numpy_variants(a: int, b: int) -> None:
+    """Exercise NumPy-style details.
+
+    Other Parameters
+    ----------------
+    a : int
+        Described here.
+    Notes
+    -----
+    b : int
+        Not a parameter section.
+    """
+
+
+@pytest.mark.parametrize(
+    ("fn", "descriptions"),
+    [
+        (
+            google_variants,
+            {
+                "a": "Type with brackets (and parens).",
+                "b": "Text on the next line.",
+                "c": "From a second section.",
+            },
+        ),
+        (numpy_variants, {"a": "Described here."}),
+    ],
+)
+def test_docstring_section_details(fn: Callable[..., Any], descriptions: dict[str, str]) -> None:
+    properties = infer_tool(fn).schema["properties"]
+    assert {
+        k: v["description"] for k, v in properties.items() if "description" in v
+    } == descriptions
+
+
+# --- markers --------------------------------------------------------------------------------
+
+MARKER_ERRORS: list[tuple[Callable[[], Any], str]] = [
+    (lambda: Minimum(True), "Minimum: the bound must be a finite int or float, got True."),
+    (lambda: Maximum(math.nan), "Maximum: the bound must be a finite int or float, got nan."),
+    (lambda: Minimum("1"), "Minimum: the bound must be a finite int or float, got '1'."),
+    (lambda: MinLength(-1), "MinLength: the length must be an int of 0 or more, got -1."),
+    (lambda: MaxLength(2.0), "MaxLength: the length must be an int of 0 or more, got 2.0."),
+    (lambda: MinItems(True), "MinItems: the length must be an int of 0 or more, got True."),
+    (lambda: MaxItems(None), "MaxItems: the length must be an int of 0 or more, got None."),
+    (lambda: Pattern(1), "Pattern: the pattern must be a str, got 1."),
+    (lambda: UniqueItems(1), "UniqueItems: the flag must be True or False, got 1."),
+    (lambda: Description(" "), "Description: the description must be non-empty text, got ' '."),
+    (lambda: Examples(), "Examples: give at least one example value."),
+]
+
+
+@pytest.mark.parametrize(("make", "message"), MARKER_ERRORS, ids=[m for _, m in MARKER_ERRORS])
+def test_marker_checks_its_value(make: Callable[[], Any], message: str) -> None:
+    with pytest.raises(PedelecError) as caught:
+        make()
+    assert caught.value.code == INVALID_INPUT
+    assert caught.value.message == message
+    assert caught.value.details == {"marker": message.split(":")[0]}
+
+
+def test_markers_are_immutable_values() -> None:
+    assert Minimum(1) == Minimum(1)
+    assert Minimum(1) != Minimum(1.5)
+    assert Minimum(1) != Maximum(1)
+    assert Examples(1) != Examples(True)
+    assert Examples([1, {"a": True}]) == Examples([1, {"a": True}])
+    assert hash(Minimum(1)) == hash(Minimum(1))
+    assert {UniqueItems(), UniqueItems(True)} == {UniqueItems()}
+    assert [repr(m) for m in (Minimum(1), Pattern("^a"), UniqueItems(), Examples("en", 2))] == [
+        "Minimum(1)",
+        "Pattern('^a')",
+        "UniqueItems(True)",
+        "Examples('en', 2)",
+    ]
+    assert (MinLength(2).keyword, MinLength(2).value) == ("minLength", 2)
+    with pytest.raises(AttributeError, match=r"^Minimum is immutable$"):
+        Minimum(1).value = 2  # type: ignore[misc]
 
 
 # --- null -----------------------------------------------------------------------------------
