@@ -28,6 +28,7 @@ Claude Code:
     claude mcp add counter -- /path/to/project/.venv/bin/pedelec serve /path/to/project/examples/counter.py:session
 """
 
+# --8<-- [start:server]
 import anyio
 from counter import session
 from mcp import types
@@ -66,3 +67,4 @@ async def main():
 
 if __name__ == "__main__":
     anyio.run(main)
+# --8<-- [end:server]

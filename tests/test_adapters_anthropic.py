@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +20,8 @@ from anthropic.types import Message, TextBlock, ToolUseBlock
 from pedelec.adapters import anthropic as adapter
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DELTA = {
     "type": "object",
@@ -351,3 +357,21 @@ async def test_two_turn_agent_loop() -> None:
         ],
     }
     assert messages[-1]["content"][0].text == "Replaced the selection."
+
+
+def test_the_example_loop_runs_offline() -> None:
+    # Without ANTHROPIC_API_KEY the example plays against its scripted stand-in model.
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    completed = subprocess.run(
+        [sys.executable, "examples/anthropic_loop.py"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (
+        0,
+        'Done: {"value":3}\n',
+        "",
+    )

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +26,8 @@ from openai.types.responses import Response, ResponseFunctionToolCall
 from pedelec.adapters import openai as adapter
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
 
 DELTA = {
     "type": "object",
@@ -568,3 +574,22 @@ async def test_two_turn_chat_loop() -> None:
         "role": "assistant",
         "content": "The counter is 3; 300 was out of range.",
     }
+
+
+@pytest.mark.parametrize("api", [[], ["--responses"]], ids=["chat", "responses"])
+def test_the_example_loop_runs_offline(api: list[str]) -> None:
+    # Without OPENAI_API_KEY the example plays against its scripted stand-in model.
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    completed = subprocess.run(
+        [sys.executable, "examples/openai_loop.py", *api],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (
+        0,
+        'Done: {"value":3}\n',
+        "",
+    )
