@@ -14,9 +14,9 @@ Annotation → node (DESIGN §8, issue 5):
 | ``dict[str, Any]`` | object with no declared properties | a ``dict`` |
 | ``Literal["a", "b"]`` | enum (one node per JSON type) | the value |
 | an ``Enum`` of strings or of integers | enum of its values | the member |
-| ``A | B`` (distinguishable) | ``oneOf`` | as for the member that matched |
+| a union of distinguishable types | ``oneOf`` | as for the member that matched |
 | ``Annotated[T, marker...]`` | T's node plus the markers' keywords | as for T |
-| ``T | None`` on a parameter | T, not required | ``None`` when absent (see below) |
+| ``Optional[T]`` on a parameter | T, not required | ``None`` when absent (see below) |
 | ``ToolCallContext`` | (left out of the schema) | the call's context |
 
 Parameters with a default are not required; the default (as JSON) becomes ``default``.
@@ -131,6 +131,8 @@ class InferredTool:
             {'q': 'x'}
         """
         nullable = self.nullable
+        if not nullable or not isinstance(args, dict):
+            return args  # args that are not an object are the validator's to reject
         for name in nullable:
             if name in args and args[name] is None:
                 return {k: v for k, v in args.items() if v is not None or k not in nullable}
@@ -160,7 +162,7 @@ def infer_tool(
 
     Example:
         >>> from typing import Annotated, Literal
-        >>> from pedelec import Maximum, Minimum
+        >>> from pedelec.markers import Maximum, Minimum
         >>> def move(steps: Annotated[int, Minimum(1), Maximum(10)],
         ...          direction: Literal["left", "right"] = "left") -> str:
         ...     '''Move the cursor.
@@ -185,7 +187,7 @@ def infer_tool(
     summary, param_docs = _parse_docstring(doc)
     if description is None:
         description = summary
-    if not description:
+    if not description or (isinstance(description, str) and not description.strip()):
         raise PedelecError(
             INVALID_INPUT,
             f'Tool "{tool}" has no description; give the function a docstring '
@@ -615,8 +617,12 @@ class _Builder:
         groups: dict[str, list[Any]] = {}
         labels: dict[str, list[str]] = {}
         members: dict[str, dict[Any, enum.Enum]] = {}
+        seen: set[tuple[type, Any]] = set()
         for value in values:
             raw = value.value if isinstance(value, enum.Enum) else value
+            if (type(raw), raw) in seen:
+                continue  # Literal["a"] | Literal["a", "b"]: one "a" is enough
+            seen.add((type(raw), raw))
             kind = _scalar_type(raw)
             if kind is None:
                 raise self.fail(
@@ -642,21 +648,21 @@ class _Builder:
     def _enum(self, cls: type[enum.Enum]) -> _Shape:
         values = [member.value for member in cls]
         if not values:
-            raise self.fail(f"Enum {cls.__qualname__} has no members")
+            raise self.fail(f"Enum {cls.__name__} has no members")
         if all(type(v) is str for v in values):
             kind = "string"
         elif all(type(v) is int for v in values):
             kind = "integer"
         else:
             raise self.fail(
-                f"the values of Enum {cls.__qualname__} must be all strings or all integers, "
+                f"the values of Enum {cls.__name__} must be all strings or all integers, "
                 f"got {values!r}; give the members str or int values"
             )
         summary, _ = _parse_docstring(cls.__doc__)
-        return _Shape({"type": kind, "enum": values}, cls, summary, cls.__qualname__)
+        return _Shape({"type": kind, "enum": values}, cls, summary, cls.__name__)
 
     def _typeddict(self, td: Any) -> _Shape:
-        name = td.__qualname__
+        name = td.__name__
         if td in self.typeddicts:
             raise self.fail(
                 f"TypedDict {name} contains itself; recursive types cannot be described "
@@ -1156,7 +1162,7 @@ def _label(tp: Any) -> str:
     if tp is Any:
         return "Any"
     if isinstance(tp, type):
-        return tp.__qualname__
+        return tp.__name__
     if isinstance(tp, te.ForwardRef):
         return tp.__forward_arg__
     if isinstance(tp, str):
@@ -1166,7 +1172,7 @@ def _label(tp: Any) -> str:
 
 def _literal_label(value: Any) -> str:
     if isinstance(value, enum.Enum):
-        return f"{type(value).__qualname__}.{value.name}"
+        return f"{type(value).__name__}.{value.name}"
     return repr(value)
 
 

@@ -300,6 +300,13 @@ INFERRED: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
         True,
     ),
     (
+        "literals_merge_without_duplicates",
+        Literal["a"] | Literal["a", "b"],
+        NO_DEFAULT,
+        {"type": "string", "enum": ["a", "b"]},
+        True,
+    ),
+    (
         "literal_and_other_type",
         Literal["auto"] | int,
         NO_DEFAULT,
@@ -999,9 +1006,10 @@ def test_rejected_signature(fn: Callable[..., Any], parameter: str, clause: str)
     assert caught.value.details == {"tool": fn.__name__, "parameter": parameter}
 
 
-def test_no_description_is_rejected() -> None:
+@pytest.mark.parametrize("description", [None, "", "  "])
+def test_no_description_is_rejected(description: str | None) -> None:
     with pytest.raises(PedelecError) as caught:
-        infer_tool(undocumented)
+        infer_tool(undocumented, description=description)
     assert caught.value.message == (
         'Tool "undocumented" has no description; give the function a docstring '
         'or pass description="..."'
@@ -1471,6 +1479,8 @@ def test_null_for_a_parameter_that_does_not_accept_none_is_left_for_validation()
     tool = infer_tool(nullable)
     args = {"a": None}
     assert tool.prepare_args(args) is args
+    not_an_object: Any = [None]
+    assert tool.prepare_args(not_an_object) is not_an_object
     assert not compile_schema(tool.schema).is_valid(args)
 
 
