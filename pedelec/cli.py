@@ -19,6 +19,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, TextIO
@@ -103,7 +104,7 @@ def _read_args(text: str) -> Any:
     try:
         return parse_json_args(text)
     except PedelecError as exc:
-        raise _Fail(f"ARGS is not valid JSON: {exc.message}", EXIT_USAGE) from exc
+        raise _Fail(exc.message, EXIT_USAGE) from exc
 
 
 def _cmd_tool_call(ns: argparse.Namespace, out: TextIO) -> int:
@@ -388,8 +389,6 @@ def _cmd_serve(ns: argparse.Namespace, out: TextIO) -> int:
 
     if not _serve.mcp_available():
         raise _Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
-    import contextlib
-
     # Over stdio, stdout is the protocol channel: anything the target prints while loading
     # would corrupt it, so it goes to stderr instead.
     with contextlib.redirect_stdout(sys.stderr):
@@ -404,22 +403,34 @@ def _cmd_serve(ns: argparse.Namespace, out: TextIO) -> int:
 # --- parser -------------------------------------------------------------------------------------
 
 
+def _about(text: str, examples: Sequence[str]) -> str:
+    import textwrap
+
+    paragraphs = [textwrap.fill(p, 78) for p in text.split("\n\n")]
+    label = "example:" if len(examples) == 1 else "examples:"
+    return "\n\n".join([*paragraphs, "\n".join([label, *(f"  {e}" for e in examples)])])
+
+
 def _parser() -> argparse.ArgumentParser:
+    def wide(prog: str) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog, max_help_position=24)
+
     parser = argparse.ArgumentParser(
         prog="pedelec",
         description="Inspect, call, check and serve the tools of a pedelec session.",
         epilog="TARGET is " + _TARGET_HELP + ". Run 'pedelec COMMAND --help' for details.",
+        formatter_class=wide,
     )
     parser.add_argument("--version", action="version", version=f"pedelec {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(
-        name: str, summary: str, description: str, run: Callable[..., int]
+        name: str, summary: str, about: str, examples: Sequence[str], run: Callable[..., int]
     ) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
             help=summary,
-            description=description,
+            description=_about(about, examples),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         sub.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
@@ -429,25 +440,30 @@ def _parser() -> argparse.ArgumentParser:
     command(
         "tools",
         "list the tools: name and first line of description",
-        "List the session's tools, one per line: the name and the first line of its "
-        "description.\n\nexample:\n  pedelec tools examples/counter.py:session",
+        "List the session's tools, one per line: the name and the first line of its description.",
+        ["pedelec tools examples/counter.py:session"],
         _cmd_tools,
     )
     spec = command(
         "tool-spec",
         "print one tool's spec as JSON",
-        "Print one tool's spec as JSON: name, description, argsSchema and timeoutMs.\n\n"
-        "example:\n  pedelec tool-spec examples/counter.py:session update_counter",
+        "Print one tool's spec as JSON: name, description, argsSchema and timeoutMs (when "
+        "the tool sets one).",
+        ["pedelec tool-spec examples/counter.py:session update_counter"],
         _cmd_tool_spec,
     )
     spec.add_argument("name", metavar="NAME", help="the tool's name")
     call = command(
         "tool-call",
         "call a tool with JSON arguments",
-        'Call a tool and print {"ok": true, "result": ...} or {"ok": false, "error": {...}}.\n'
-        "Exits 0 when the call succeeded and 1 when it returned an error.\n\n"
-        "example:\n"
-        "  pedelec tool-call examples/counter.py:session update_counter '{\"delta\": 3}'",
+        'Call a tool the way an agent would and print {"ok": true, "result": ...} or '
+        '{"ok": false, "error": {...}}. Exits 0 when the call succeeded and 1 when it '
+        "returned an error.",
+        [
+            "pedelec tool-call examples/counter.py:session update_counter '{\"delta\": 3}'",
+            "echo '{\"delta\": -1}' | pedelec tool-call examples/counter.py:session "
+            "update_counter -",
+        ],
         _cmd_tool_call,
     )
     call.add_argument("name", metavar="NAME", help="the tool's name")
@@ -462,8 +478,9 @@ def _parser() -> argparse.ArgumentParser:
         "manifest",
         "print the tools as a manifest or a provider's tool list",
         "Print the session's tools as JSON: the pedelec manifest (the TypeScript SDK's "
-        "tools.json shape, with guidance) or the tool list one provider expects.\n\n"
-        "example:\n  pedelec manifest examples/counter.py:session --format anthropic",
+        "tools.json shape, with guidance), or the tool list that OpenAI Chat Completions, "
+        "the OpenAI Responses API, Anthropic or MCP expects.",
+        ["pedelec manifest examples/counter.py:session --format anthropic"],
         _cmd_manifest,
     )
     manifest.add_argument(
@@ -475,12 +492,12 @@ def _parser() -> argparse.ArgumentParser:
     check = command(
         "check",
         "load the session and lint its tools",
-        "Load the session (schema errors are shown with their tool and JSON pointer) and "
-        "lint its tools: arrays without maxItems, strings with a pattern but no maxLength, "
+        "Load the session (schema errors are shown with their tool and JSON pointer) and lint "
+        "its tools: arrays without maxItems, strings with a pattern but no maxLength, "
         "properties without a description, oneOf branches that accept the same value, tools "
-        "without a handler, and names OpenAI or Anthropic cannot take.\n"
-        "Exits 1 on errors; warnings exit 0 unless --strict.\n\n"
-        "example:\n  pedelec check examples/counter.py:session --strict",
+        "without a handler, and names OpenAI and Anthropic cannot take.\n\n"
+        "Exits 1 on errors; warnings exit 0 unless --strict.",
+        ["pedelec check examples/counter.py:session --strict"],
         _cmd_check,
     )
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
@@ -488,11 +505,13 @@ def _parser() -> argparse.ArgumentParser:
         "serve",
         "serve the tools over MCP (stdio or streamable HTTP)",
         "Serve the session's tools to an MCP client (Claude Desktop, Claude Code, Cursor...). "
-        "Needs the MCP SDK: " + MCP_INSTALL + ".\n"
-        "Arrays and objects sent as JSON text are accepted (lenient JSON args).\n\n"
-        "examples:\n"
-        "  pedelec serve examples/counter.py:session\n"
-        "  pedelec serve examples/counter.py:session --transport http --port 8000",
+        f"Needs the MCP SDK: {MCP_INSTALL}.\n\n"
+        "Arguments that should be arrays or objects but arrive as JSON text are parsed "
+        "(lenient JSON args), as some MCP clients send them that way.",
+        [
+            "pedelec serve examples/counter.py:session",
+            "pedelec serve examples/counter.py:session --transport http --port 8000",
+        ],
         _cmd_serve,
     )
     serve.add_argument(
@@ -531,4 +550,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Fail as exc:
         print(f"pedelec: error: {exc}", file=sys.stderr)
         return exc.code
+    except BrokenPipeError:
+        # The reader left early (`pedelec manifest ... | head`): stop quietly, and point stdout
+        # at /dev/null so the interpreter's final flush does not complain either.
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     return code

@@ -171,7 +171,7 @@ def test_tool_call_handler_error(run: Run, write: Any) -> None:
     [
         (
             ("tool-call", COUNTER, "update_counter", '{"delta": 3'),
-            'pedelec: error: ARGS is not valid JSON: args are not valid JSON: expected "," or '
+            'pedelec: error: args are not valid JSON: expected "," or '
             '"}" after the value at /delta (line 1, column 12), found the end of the text; fix '
             "the JSON syntax.\n",
         ),
