@@ -241,7 +241,8 @@ def _m_max(limit: Any, value: Any) -> str:
 
 
 def _plural(n: Any, word: str) -> str:
-    return f"{_scalar(n)} {word}{'' if n == 1 else 's'}"
+    # A count may be written 2.0 in the schema; it still reads "2 characters".
+    return f"{int(n)} {word}{'' if n == 1 else 's'}"
 
 
 def _m_min_length(limit: Any, n: int) -> str:

@@ -497,23 +497,22 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
     """Validate each ``default`` and ``examples`` entry against the node that holds it."""
     if not nodes:
         return
-    # Imported here: the validator generator is only needed by schemas that carry examples.
-    from pedelec.schema._compile import compile_node
+    # Imported here: the validator is only needed by schemas that carry examples. A node is
+    # walked directly (accepts); code is generated only to describe a failure.
+    from pedelec.schema._compile import accepts, compile_node
 
     for path, node in nodes:
-        validator = compile_node(node)
-        if "default" in node:
-            errors = validator.errors(node["default"], max_errors=1)
-            if errors:
-                raise _Invalid(
-                    (*path, "default"),
-                    "default",
-                    f'"default" is not valid for its own node ({_describe(errors[0])}); '
-                    f"fix the default or remove it",
-                )
+        if "default" in node and not accepts(node, node["default"]):
+            errors = compile_node(node).errors(node["default"], max_errors=1)
+            raise _Invalid(
+                (*path, "default"),
+                "default",
+                f'"default" is not valid for its own node ({_describe(errors[0])}); '
+                f"fix the default or remove it",
+            )
         for index, example in enumerate(node.get("examples", ())):
-            errors = validator.errors(example, max_errors=1)
-            if errors:
+            if not accepts(node, example):
+                errors = compile_node(node).errors(example, max_errors=1)
                 raise _Invalid(
                     (*path, "examples", index),
                     "examples",
