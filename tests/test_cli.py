@@ -516,3 +516,65 @@ def test_console_script_runs_the_readme_command() -> None:
     )
     assert (completed.returncode, completed.stderr) == (0, "")
     assert json.loads(completed.stdout) == {"ok": True, "result": {"value": 3}}
+
+
+# --- the docs pages ---------------------------------------------------------------------------
+
+DOC_PAGES = ["docs/cli.md", "docs/integrations/openai.md", "docs/integrations/anthropic.md"]
+DOC_PAGES += ["docs/integrations/mcp.md"]
+
+
+def fenced_blocks(page: str) -> list[tuple[str, str]]:
+    """(language, body) of every fenced code block of a Markdown page."""
+    blocks = []
+    lines = (ROOT / page).read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            lang = lines[i][3:].strip()
+            end = lines.index("```", i + 1)
+            blocks.append((lang, "\n".join(lines[i + 1 : end])))
+            i = end
+        i += 1
+    return blocks
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_doc_code_comes_from_examples(page: str) -> None:
+    for lang, body in fenced_blocks(page):
+        if lang != "python":
+            continue
+        for line in body.splitlines():
+            # Every Python block is included from an example that the tests run.
+            assert line.startswith('--8<-- "examples/'), line
+            ref = line.removeprefix("--8<-- ").strip('"')
+            path, _, section = ref.partition(":")
+            text = (ROOT / path).read_text(encoding="utf-8")
+            if section:
+                assert f"# --8<-- [start:{section}]" in text
+                assert f"# --8<-- [end:{section}]" in text
+
+
+def console_sessions() -> list[tuple[str, str]]:
+    sessions = []
+    for lang, body in fenced_blocks("docs/cli.md"):
+        if lang != "console":
+            continue
+        command, out = "", []
+        for line in [*body.splitlines(), "$ "]:
+            if line.startswith("$ "):
+                if command.startswith("pedelec ") and "examples/" in command:
+                    sessions.append((command, "\n".join(out)))
+                command, out = line[2:], []
+            else:
+                out.append(line)
+    return sessions
+
+
+@pytest.mark.parametrize(("command", "shown"), console_sessions())
+def test_cli_reference_shows_real_output(run: Run, command: str, shown: str) -> None:
+    import shlex
+
+    code, out, err = run(*shlex.split(command)[1:])
+    assert (out + err).rstrip("\n") == shown
+    assert code == (2 if "pedelec: error:" in shown else 1 if '"ok": false' in shown else 0)
