@@ -4,8 +4,8 @@ Provider calls arrive as SDK objects (pydantic models) or plain dicts; :func:`fi
 without importing any vendor package. Each call is first normalised to a :class:`Call`: either a
 tool name with its arguments, or an error the call already carries (no id, no name, an
 unsupported call type). Normalised calls run together with ``asyncio.gather`` over
-``session.dispatch``, and each comes back as an :class:`Outcome` whose text is exactly what the
-agent reads.
+``session.dispatch``; a call that carries an error comes back as a ``ToolResult`` holding it,
+so every call is answered the same way.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 from pedelec.errors import PedelecError
 
 if TYPE_CHECKING:
-    from pedelec.session import Session, ToolResult
+    from pedelec._result import ToolResult
+    from pedelec.session import Session
 
-__all__ = ["Call", "Outcome", "field", "run_calls", "run_calls_sync"]
+__all__ = ["MISSING", "Call", "field", "no_id", "no_name", "run_calls", "run_calls_sync"]
 
 MISSING: Final[Any] = object()
 
@@ -60,27 +61,6 @@ class Call:
         self.error = error
 
 
-@final
-class Outcome:
-    """What one call produced: the text the agent reads and whether it is an error.
-
-    Attributes:
-        call_id: The provider's id for the call.
-        text: The JSON text of the result value or of the error envelope.
-        is_error: True for every error envelope.
-        result: The session's :class:`~pedelec.ToolResult`, or ``None`` when the call was
-            malformed and never reached the session.
-    """
-
-    __slots__ = ("call_id", "is_error", "result", "text")
-
-    def __init__(self, call_id: str, text: str, is_error: bool, result: ToolResult | None) -> None:
-        self.call_id = call_id
-        self.text = text
-        self.is_error = is_error
-        self.result = result
-
-
 def no_name(call_id: str, what: str) -> Call:
     """A call that names no tool: ``TOOL_NOT_FOUND``, without running anything."""
     from pedelec.errors import TOOL_NOT_FOUND
@@ -100,13 +80,6 @@ def no_id(name: str, what: str) -> Call:
     return Call("", name, None, PedelecError(INVALID_INPUT, message, {"tool": name}))
 
 
-def error_text(error: PedelecError) -> str:
-    """The JSON text of the error envelope ``{"error": {...}}``, as the session would send it."""
-    from pedelec._json import dumps_compact
-
-    return dumps_compact({"error": error.to_dict()})
-
-
 def normalise_args(args: Any) -> Any:
     """Map "no arguments" to ``{}``: a missing field, ``None`` or blank JSON text.
 
@@ -122,17 +95,21 @@ def normalise_args(args: Any) -> Any:
 
 async def run_calls(
     session: Session, calls: Sequence[Call], *, turn_id: str | None = None
-) -> list[Outcome]:
-    """Dispatch ``calls`` concurrently and return their outcomes in input order."""
+) -> list[ToolResult]:
+    """Dispatch ``calls`` concurrently and return their results in input order.
+
+    The provider's call id becomes the result's (and the handler's) ``tool_request_id``.
+    """
     import asyncio
 
-    async def one(call: Call) -> Outcome:
+    from pedelec._result import ToolResult
+
+    async def one(call: Call) -> ToolResult:
         if call.error is not None:
-            return Outcome(call.call_id, error_text(call.error), True, None)
-        result = await session.dispatch(
+            return ToolResult(call.name, call.call_id, None, call.error)
+        return await session.dispatch(
             call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id
         )
-        return Outcome(call.call_id, result.to_text(), result.is_error, result)
 
     return list(await asyncio.gather(*(one(call) for call in calls)))
 
@@ -164,6 +141,6 @@ def run_sync(fn_name: str, make: Callable[[], Awaitable[T]]) -> T:
 
 def run_calls_sync(
     fn_name: str, session: Session, calls: Sequence[Call], *, turn_id: str | None = None
-) -> list[Outcome]:
+) -> list[ToolResult]:
     """Synchronous :func:`run_calls`; ``fn_name`` names the public function in errors."""
     return run_sync(fn_name, lambda: run_calls(session, calls, turn_id=turn_id))

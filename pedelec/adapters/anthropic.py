@@ -30,7 +30,6 @@ from typing_extensions import TypedDict
 from pedelec.adapters._calls import (
     MISSING,
     Call,
-    Outcome,
     field,
     no_id,
     no_name,
@@ -41,6 +40,7 @@ from pedelec.adapters._calls import (
 from pedelec.adapters._names import NameMap, name_map
 
 if TYPE_CHECKING:
+    from pedelec._result import ToolResult
     from pedelec.session import Session
 
 __all__ = [
@@ -125,15 +125,15 @@ def _tool_uses(session: Session, content_blocks: Iterable[Any] | None) -> list[C
     ]
 
 
-def _blocks(outcomes: list[Outcome]) -> list[ToolResultBlock]:
+def _blocks(results: list[ToolResult]) -> list[ToolResultBlock]:
     blocks: list[ToolResultBlock] = []
-    for outcome in outcomes:
+    for result in results:
         block: ToolResultBlock = {
             "type": "tool_result",
-            "tool_use_id": outcome.call_id,
-            "content": outcome.text,
+            "tool_use_id": result.tool_request_id,
+            "content": result.to_text(),
         }
-        if outcome.is_error:
+        if result.is_error:
             block["is_error"] = True
         blocks.append(block)
     return blocks

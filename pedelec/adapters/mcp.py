@@ -109,11 +109,7 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
         "isError": result.is_error,
     }
     if not result.is_error and isinstance(result.value, dict):
-        out = {
-            "content": out["content"],
-            "structuredContent": result.value,
-            "isError": False,
-        }
+        out["structuredContent"] = result.value
     return out
 
 

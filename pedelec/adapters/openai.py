@@ -31,7 +31,6 @@ from pedelec._json import short_repr
 from pedelec.adapters._calls import (
     MISSING,
     Call,
-    Outcome,
     field,
     no_id,
     no_name,
@@ -44,6 +43,7 @@ from pedelec.adapters._names import NameMap, name_map
 from pedelec.errors import TOOL_NOT_FOUND, PedelecError
 
 if TYPE_CHECKING:
+    from pedelec._result import ToolResult
     from pedelec.session import Session
 
 __all__ = [
@@ -203,13 +203,16 @@ def _responses_call(item: Any, names: NameMap) -> Call:
     return Call(call_id, names.from_provider(name), normalise_args(field(item, "arguments")))
 
 
-def _chat_messages(outcomes: list[Outcome]) -> list[ChatToolMessage]:
-    return [{"role": "tool", "tool_call_id": o.call_id, "content": o.text} for o in outcomes]
-
-
-def _outputs(outcomes: list[Outcome]) -> list[FunctionCallOutput]:
+def _chat_messages(results: list[ToolResult]) -> list[ChatToolMessage]:
     return [
-        {"type": "function_call_output", "call_id": o.call_id, "output": o.text} for o in outcomes
+        {"role": "tool", "tool_call_id": r.tool_request_id, "content": r.to_text()} for r in results
+    ]
+
+
+def _outputs(results: list[ToolResult]) -> list[FunctionCallOutput]:
+    return [
+        {"type": "function_call_output", "call_id": r.tool_request_id, "output": r.to_text()}
+        for r in results
     ]
 
 
