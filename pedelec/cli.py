@@ -63,8 +63,11 @@ def _dumps(value: Any) -> str:
 
 
 def _load(target: str) -> Session:
+    # stdout carries the command's JSON (or, under serve, the MCP protocol): whatever the
+    # target prints while loading goes to stderr instead.
     try:
-        return load_target(target)
+        with contextlib.redirect_stdout(sys.stderr):
+            return load_target(target)
     except TargetError as exc:
         raise _Fail(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILED) from exc
 
@@ -111,7 +114,8 @@ def _cmd_tool_call(ns: argparse.Namespace, out: TextIO) -> int:
     args = _read_args(ns.args)
     session = _load(ns.target)
     _spec(session, ns.name)
-    result = session.dispatch_sync(ns.name, args)
+    with contextlib.redirect_stdout(sys.stderr):  # a handler's prints must not break the JSON
+        result = session.dispatch_sync(ns.name, args)
     if result.error is not None:
         print(_dumps({"ok": False, "error": result.error.to_dict()}), file=out)
         return EXIT_FAILED
@@ -329,7 +333,8 @@ def _has_handler(session: Session, name: str) -> bool:
 
 def _cmd_check(ns: argparse.Namespace, out: TextIO) -> int:
     try:
-        session = load_target(ns.target)
+        with contextlib.redirect_stdout(sys.stderr):
+            session = load_target(ns.target)
     except TargetError as exc:
         if exc.usage or exc.error is None:
             raise _Fail(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILED) from exc
@@ -389,10 +394,7 @@ def _cmd_serve(ns: argparse.Namespace, out: TextIO) -> int:
 
     if not _serve.mcp_available():
         raise _Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
-    # Over stdio, stdout is the protocol channel: anything the target prints while loading
-    # would corrupt it, so it goes to stderr instead.
-    with contextlib.redirect_stdout(sys.stderr):
-        session = _load(ns.target)
+    session = _load(ns.target)
     session.lenient_json_args = True
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt):
