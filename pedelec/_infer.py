@@ -71,6 +71,19 @@ _Convert = Callable[[Any], Any]
 _NoneType: Final = type(None)
 _INF: Final = math.inf
 
+
+def _to_int(value: Any) -> Any:
+    # JSON Schema counts 2.0 as an integer; an ``int`` parameter should still get an int.
+    return value if type(value) is not float else int(value)
+
+
+#: The plain types that map to one scalar node → (node type, converter of a validated value).
+_SCALARS: Final[Mapping[Any, tuple[str, _Convert | None]]] = {
+    str: ("string", None),
+    bool: ("boolean", None),
+    int: ("integer", _to_int),
+    float: ("number", None),
+}
 # ``origin`` of the generic aliases that become an array (the handler receives a list).
 _ARRAY_ORIGINS: Final = (list, Sequence, MutableSequence)
 _OBJECT_ORIGINS: Final = (dict, Mapping)
@@ -89,18 +102,23 @@ class InferredTool:
     Attributes:
         name: The tool name (the function's ``__name__`` unless given).
         description: The tool description (the docstring's first paragraph unless given).
-        schema: The root object schema, already checked against the subset (a private copy).
+        schema: The root object schema, checked against the subset. It is built fresh for this
+            tool and shared with nothing, so a registry may keep it without copying (and must
+            not change it).
         handler: A ``HandlerSpec`` whose ``call(args, ctx)`` calls the function with keyword
             arguments built from validated args.
+        validator: The compiled validator of ``schema`` (from the ``compile_schema`` cache), so
+            registration does not check and compile the schema a second time.
         nullable: Names of the parameters whose annotation accepts ``None``.
     """
 
-    __slots__ = ("description", "handler", "name", "nullable", "schema")
+    __slots__ = ("description", "handler", "name", "nullable", "schema", "validator")
 
     name: str
     description: str
     schema: dict[str, Any]
     handler: HandlerSpec
+    validator: Validator
     nullable: frozenset[str]
 
     def __init__(
@@ -109,12 +127,14 @@ class InferredTool:
         description: str,
         schema: dict[str, Any],
         handler: HandlerSpec,
+        validator: Validator,
         nullable: frozenset[str] = frozenset(),
     ) -> None:
         self.name = name
         self.description = description
         self.schema = schema
         self.handler = handler
+        self.validator = validator
         self.nullable = nullable
 
     def prepare_args(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -143,7 +163,11 @@ class InferredTool:
 
 
 def infer_tool(
-    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    max_pattern_length: int = 4096,
 ) -> InferredTool:
     """Infer a tool's schema and handler from a typed function.
 
@@ -152,6 +176,7 @@ def infer_tool(
             callable object. Every parameter needs a supported annotation; see the module docs.
         name: The tool name; defaults to ``fn.__name__``.
         description: The tool description; defaults to the first paragraph of the docstring.
+        max_pattern_length: Passed to ``compile_schema`` for ``InferredTool.validator``.
 
     Returns:
         An ``InferredTool`` with the name, description, checked schema and handler.
@@ -260,10 +285,11 @@ def infer_tool(
         # A required-by-Python parameter that accepts None gets None when the agent leaves it out.
         plan.append((param.name, shape.convert, accepts_none, accepts_none and not has_default))
 
-    schema = _checked({"type": "object", "properties": properties, "required": required}, tool)
+    schema = {"type": "object", "properties": properties, "required": required}
+    validator = _compiled(schema, tool, max_pattern_length)
     call = _make_call(fn, tuple(plan), ctx_name)
     handler = HandlerSpec(call, is_async_callable(fn), fn)
-    return InferredTool(tool, description, schema, handler, frozenset(nullable))
+    return InferredTool(tool, description, schema, handler, validator, frozenset(nullable))
 
 
 # --- the callable: name, annotations, call -----------------------------------------------------
@@ -283,12 +309,16 @@ def _annotated_callable(fn: Callable[..., Any]) -> Any:
     return target
 
 
-def _docstring(fn: Callable[..., Any], target: Any) -> str:
-    """The docstring that documents ``fn``: a callable object's class docstring comes first."""
+def _docstring(fn: Callable[..., Any], target: Any) -> str | None:
+    """The raw docstring that documents ``fn``: a callable object's class docstring comes first;
+    a method without one inherits its base method's (as ``inspect.getdoc`` does)."""
     if inspect.ismethod(target) and target.__name__ == "__call__" and not inspect.ismethod(fn):
-        own = type(target.__self__).__dict__.get("__doc__") or target.__doc__
-        return inspect.cleandoc(own) if own else ""
-    return inspect.getdoc(target) or ""
+        doc: str | None = type(target.__self__).__dict__.get("__doc__") or target.__doc__
+        return doc
+    doc = getattr(target, "__doc__", None)
+    if doc is None and inspect.ismethod(target):
+        doc = inspect.getdoc(target)
+    return doc if isinstance(doc, str) else None
 
 
 def _default_name(fn: Callable[..., Any]) -> str:
@@ -388,12 +418,12 @@ def _make_call(
     return call
 
 
-def _checked(schema: dict[str, Any], tool: str) -> dict[str, Any]:
-    """Run the registration check on the inferred schema; name the parameter when it fails."""
-    from pedelec.schema.check import check_schema
+def _compiled(schema: dict[str, Any], tool: str, max_pattern_length: int) -> Validator:
+    """Check and compile the inferred schema (cached); name the parameter when a rule fails."""
+    from pedelec.schema import compile_schema
 
     try:
-        return check_schema(schema)
+        return compile_schema(schema, max_pattern_length=max_pattern_length)
     except PedelecError as exc:
         details = dict(exc.details) if isinstance(exc.details, dict) else {}
         parts = str(details.get("pointer", "")).split("/")
@@ -424,6 +454,8 @@ class _Shape(NamedTuple):
 
 def _strip_none(annotation: Any) -> tuple[Any, bool]:
     """``annotation`` without its ``None`` member (also inside ``Annotated`` and ``Literal``)."""
+    if type(annotation) is type and annotation in _SCALARS:
+        return annotation, False
     origin = get_origin(annotation)
     if origin is te.Annotated:
         inner, accepts_none = _strip_none(annotation.__origin__)
@@ -486,17 +518,13 @@ class _Builder:
         return shape
 
     def shape(self, tp: Any) -> _Shape:
+        scalar = _SCALARS.get(tp) if type(tp) is type else None
+        if scalar is not None:
+            kind, convert = scalar
+            return _Shape({"type": kind}, convert, None, tp.__name__)
         origin = get_origin(tp)
         if origin is not None:
             return self._generic(tp, origin)
-        if tp is str:
-            return _Shape({"type": "string"}, None, None, "str")
-        if tp is bool:
-            return _Shape({"type": "boolean"}, None, None, "bool")
-        if tp is int:
-            return _Shape({"type": "integer"}, _to_int, None, "int")
-        if tp is float:
-            return _Shape({"type": "number"}, None, None, "float")
         if te.is_typeddict(tp):
             return self._typeddict(tp)
         if isinstance(tp, type) and issubclass(tp, enum.Enum):
@@ -895,11 +923,6 @@ def _to_json(value: Any, depth: int) -> Any:
 
 
 # --- converters ------------------------------------------------------------------------------
-
-
-def _to_int(value: Any) -> Any:
-    # JSON Schema counts 2.0 as an integer; an ``int`` parameter should still get an int.
-    return value if type(value) is not float else int(value)
 
 
 def _list_converter(convert: _Convert) -> _Convert:

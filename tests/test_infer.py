@@ -1105,6 +1105,8 @@ def test_google_docstring_and_context_parameter() -> None:
     assert tool.description == "Search the catalogue for products."
     assert tool.schema == SEARCH_SCHEMA
     assert tool.nullable == frozenset()
+    assert tool.validator is compile_schema(tool.schema)  # compiled once, shared by the cache
+    assert tool.validator.is_valid({"query": "bike", "tags": []})
     assert isinstance(tool.handler, HandlerSpec)
     assert tool.handler.source is search
     assert tool.handler.is_async is False
