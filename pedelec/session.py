@@ -339,6 +339,27 @@ class Session:
         return self._limits
 
     @property
+    def reject_unknown_args(self) -> bool:
+        """Whether an argument the schema does not declare is ``TOOL_ARGS_INVALID`` (settable)."""
+        return self._reject_unknown
+
+    @reject_unknown_args.setter
+    def reject_unknown_args(self, value: bool) -> None:
+        self._reject_unknown = bool(value)
+
+    @property
+    def lenient_json_args(self) -> bool:
+        """Whether a top-level array/object argument may arrive as JSON text (settable).
+
+        ``pedelec serve`` turns it on, because some MCP clients send arguments that way.
+        """
+        return self._lenient
+
+    @lenient_json_args.setter
+    def lenient_json_args(self, value: bool) -> None:
+        self._lenient = bool(value)
+
+    @property
     def status(self) -> SessionStatus:
         """``"idle"``, ``"waiting_tool_result"`` (a handler is running) or ``"ended"``."""
         return self._status
@@ -593,6 +614,21 @@ class Session:
     def tool_names(self) -> list[str]:
         """The names of the declared tools, in declaration order."""
         return list(self._tools)
+
+    def has_handler(self, name: str) -> bool:
+        """Whether a call of tool ``name`` would find a handler (named, inline or fallback).
+
+        Example:
+            >>> from pedelec import Session
+            >>> session = Session.from_manifest({"tools": [{"name": "t",
+            ...     "description": "T.", "argsSchema": {"type": "object"}}]})
+            >>> session.has_handler("t"), session.has_handler("nope")
+            (False, False)
+        """
+        entry = self._tools.get(name) if isinstance(name, str) else None
+        if entry is None:
+            return False
+        return (entry.named or entry.inline or self._fallback) is not None
 
     def tool_spec(self, name: str) -> dict[str, Any]:
         """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?}`` (a fresh copy).

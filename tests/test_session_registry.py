@@ -277,8 +277,11 @@ def answers(session: Session) -> tuple[Any, Any]:
 def test_handler_priority_named_inline_fallback() -> None:
     session, inline, named, fallback = make_session()
     assert answers(session) == ("inline", "TOOL_HANDLER_NOT_FOUND")
+    assert (session.has_handler("t"), session.has_handler("bare")) == (True, False)
+    assert session.has_handler("unknown") is False
     assert session.on_any_tool(fallback) is fallback
     assert answers(session) == ("inline", "fallback:bare")
+    assert session.has_handler("bare") is True
     assert session.on_tool("t")(named) is named
     assert answers(session) == ("named", "fallback:bare")
     # Removal only removes the current handler, one level at a time.
@@ -482,6 +485,7 @@ AGAIN = "Correct the arguments and call the tool again."
 )
 def test_reject_unknown_args(args: dict[str, Any], errors: list[tuple[str, str]] | None) -> None:
     session = Session(reject_unknown_args=True)
+    assert session.reject_unknown_args is True
     session.on_tool("t", description="T.", schema=NESTED)(lambda args: "ok")
     result = session.dispatch_sync("t", args)
     if errors is None:
@@ -501,9 +505,8 @@ def test_reject_unknown_args(args: dict[str, Any], errors: list[tuple[str, str]]
         }
     }
     # Without the option the same args are accepted: undeclared properties are allowed.
-    lax = Session()
-    lax.on_tool("t", description="T.", schema=NESTED)(lambda args: "ok")
-    assert lax.dispatch_sync("t", args).value == "ok"
+    session.reject_unknown_args = False
+    assert session.dispatch_sync("t", args).value == "ok"
 
 
 def test_reject_unknown_args_reports_schema_errors_too() -> None:
@@ -530,7 +533,10 @@ def test_reject_unknown_args_reports_schema_errors_too() -> None:
     ],
 )
 def test_lenient_json_args(lenient: bool, args: dict[str, Any], expected: Any) -> None:
-    session = Session(lenient_json_args=lenient)
+    session = Session()
+    assert session.lenient_json_args is False
+    session.lenient_json_args = lenient  # pedelec serve turns it on for an existing session
+    assert Session(lenient_json_args=lenient).lenient_json_args is lenient
     session.on_tool("t", description="T.", schema=NESTED)(lambda args: args)
     result = session.dispatch_sync("t", args)
     if isinstance(expected, str):
