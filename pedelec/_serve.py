@@ -49,7 +49,7 @@ def build_server(session: Session) -> Server[Any]:
         >>> server.name
         'pedelec'
     """
-    import mcp_types as types
+    from mcp import types
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
 
@@ -97,7 +97,6 @@ def _bind(host: str, port: int) -> socket.socket:
     # Listening before the announcement means a client that reads the URL and connects at
     # once waits in the backlog instead of being refused.
     sock.listen(128)
-    sock.set_inheritable(True)
     return sock
 
 
@@ -141,8 +140,9 @@ def serve(
     sock = _bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    count = len(session.tool_names())
     print(
-        f"pedelec: serving {len(session.tool_names())} tools over MCP at "
+        f"pedelec: serving {count} tool{'' if count == 1 else 's'} over MCP at "
         f"http://{shown}:{bound_port}/mcp",
         file=sys.stderr,
         flush=True,
