@@ -375,3 +375,9 @@ def test_the_example_loop_runs_offline() -> None:
         'Done: {"value":3}\n',
         "",
     )
+
+
+def test_passing_the_whole_message_is_a_type_error() -> None:
+    with pytest.raises(TypeError) as info:
+        adapter.dispatch_tool_uses_sync(make_session(), message([{"type": "text", "text": "x"}]))
+    assert str(info.value) == "expected message.content (a list), got a Message"

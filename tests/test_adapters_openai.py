@@ -593,3 +593,13 @@ def test_the_example_loop_runs_offline(api: list[str]) -> None:
         'Done: {"value":3}\n',
         "",
     )
+
+
+def test_passing_the_whole_message_is_a_type_error() -> None:
+    reply = completion({"role": "assistant", "content": "Hi."})
+    with pytest.raises(TypeError) as info:
+        adapter.dispatch_tool_calls_sync(make_session(), reply.choices[0].message)
+    assert str(info.value) == "expected message.tool_calls (a list), got a ChatCompletionMessage"
+    with pytest.raises(TypeError) as info:
+        adapter.dispatch_responses_calls_sync(make_session(), response([]))
+    assert str(info.value) == "expected response.output (a list), got a Response"

@@ -10,7 +10,7 @@ so every call is answered the same way.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
 from pedelec.errors import PedelecError
@@ -19,7 +19,16 @@ if TYPE_CHECKING:
     from pedelec._result import ToolResult
     from pedelec.session import Session
 
-__all__ = ["MISSING", "Call", "field", "no_id", "no_name", "run_calls", "run_calls_sync"]
+__all__ = [
+    "MISSING",
+    "Call",
+    "field",
+    "items_of",
+    "no_id",
+    "no_name",
+    "run_calls",
+    "run_calls_sync",
+]
 
 MISSING: Final[Any] = object()
 
@@ -59,6 +68,21 @@ class Call:
         self.name = name
         self.args = args
         self.error = error
+
+
+def items_of(items: Iterable[Any] | None, expected: str) -> Iterable[Any]:
+    """The provider's list of calls; ``None`` is no calls.
+
+    Raises:
+        TypeError: For a single object where a list belongs (the whole message or response
+            instead of its ``tool_calls``/``content``/``output``): iterating it would produce
+            nonsense calls instead of an error the developer can see.
+    """
+    if items is None:
+        return ()
+    if isinstance(items, (str, bytes, dict)) or hasattr(items, "model_dump"):
+        raise TypeError(f"expected {expected} (a list), got a {type(items).__name__}")
+    return items
 
 
 def no_name(call_id: str, what: str) -> Call:

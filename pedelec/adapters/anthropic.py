@@ -31,6 +31,7 @@ from pedelec.adapters._calls import (
     MISSING,
     Call,
     field,
+    items_of,
     no_id,
     no_name,
     run_calls,
@@ -120,7 +121,7 @@ def _tool_uses(session: Session, content_blocks: Iterable[Any] | None) -> list[C
     names = _names(session)
     return [
         _tool_use(block, names)
-        for block in content_blocks or ()
+        for block in items_of(content_blocks, "message.content")
         if field(block, "type") == "tool_use"
     ]
 
@@ -159,6 +160,10 @@ async def dispatch_tool_uses(
         ``[{"type": "tool_result", "tool_use_id", "content", "is_error"?}, ...]``; ``content``
         is the JSON text of the result or of the ``{"error": {...}}`` envelope, and
         ``is_error`` is ``True`` for every error envelope.
+
+    Raises:
+        TypeError: When given one object (the whole message or response) instead of
+            ``message.content``.
 
     Example:
         >>> results = await dispatch_tool_uses(session, message.content)

@@ -32,6 +32,7 @@ from pedelec.adapters._calls import (
     MISSING,
     Call,
     field,
+    items_of,
     no_id,
     no_name,
     normalise_args,
@@ -218,14 +219,14 @@ def _outputs(results: list[ToolResult]) -> list[FunctionCallOutput]:
 
 def _chat_calls(session: Session, tool_calls: Iterable[Any] | None) -> list[Call]:
     names = _names(session)
-    return [_chat_call(call, names) for call in tool_calls or ()]
+    return [_chat_call(call, names) for call in items_of(tool_calls, "message.tool_calls")]
 
 
 def _function_calls(session: Session, output_items: Iterable[Any] | None) -> list[Call]:
     names = _names(session)
     return [
         _responses_call(item, names)
-        for item in output_items or ()
+        for item in items_of(output_items, "response.output")
         if field(item, "type") == "function_call"
     ]
 
@@ -248,6 +249,10 @@ async def dispatch_tool_calls(
     Returns:
         ``[{"role": "tool", "tool_call_id", "content"}, ...]``; ``content`` is the JSON text of
         the result or of the ``{"error": {...}}`` envelope.
+
+    Raises:
+        TypeError: When given one object (the whole message or response) instead of
+            ``message.tool_calls``.
 
     Example:
         >>> messages += await dispatch_tool_calls(session, reply.tool_calls)
@@ -290,6 +295,10 @@ async def dispatch_responses_calls(
     Returns:
         ``[{"type": "function_call_output", "call_id", "output"}, ...]`` to send as ``input``
         of the next request (with ``previous_response_id``) or to append to the input list.
+
+    Raises:
+        TypeError: When given one object (the whole message or response) instead of
+            ``response.output``.
 
     Example:
         >>> outputs = await dispatch_responses_calls(session, response.output)
