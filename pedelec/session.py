@@ -9,23 +9,41 @@ out, args validated, handler chosen) and then one of three runners:
   suspends, so a handler that never awaits costs no more than a function call;
 * ``_run_threaded``: a sync handler under ``dispatch``, in the session's worker threads.
 
-Timeouts and ``end()`` cancel an awaiting call the way ``asyncio.timeout`` does: by cancelling
-the task that awaits it and taking the cancellation back (``uncancel``) once the handler has
-stopped, so the caller gets a ``ToolResult`` and a cancellation from elsewhere still propagates.
+Args handling beyond the general JSON and schema rules is in ``pedelec._args``; the cancellation
+machinery and private event loops are in ``pedelec._running``; result and error texts are in
+``pedelec._result``.
 """
 
 from __future__ import annotations
 
 import sys
 from _thread import allocate_lock
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeVar, final, overload
 
 from pedelec import _result
+from pedelec._args import (
+    FLAT_ARGS,
+    SCALARS,
+    flat_copy,
+    lenient_types,
+    timeout_problem,
+    unknown_args,
+)
 from pedelec._context import ToolCallContext
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._result import ToolResult, next_request_number, request_id
+from pedelec._running import (
+    Call,
+    Resume,
+    call_unless_cancelled,
+    cancelled_type,
+    discard,
+    log_late,
+    logger,
+    private_loop,
+)
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
 from pedelec.tools import (
@@ -35,10 +53,12 @@ from pedelec.tools import (
     build_definition,
     check_name,
     compile_tool_schema,
+    definition_from_entry,
     definition_from_function,
     doc_description,
     handler_spec,
     legacy_input_error,
+    read_manifest,
 )
 
 if TYPE_CHECKING:
@@ -57,31 +77,6 @@ SessionStatus = Literal["idle", "waiting_tool_result", "ended"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 _modules: Final = sys.modules
-_SCALARS: Final = frozenset({str, int, bool, type(None)})
-_STR: Final = frozenset({str})
-# Exact types a flat args object may hold and still be copied with ``dict.copy``; floats are
-# among them because validation rejects NaN and infinities in every position.
-_FLAT_ARGS: Final = frozenset({str, int, float, bool, type(None)})
-_ENTRY_KEYS: Final = ("name", "description", "argsSchema", "timeoutMs", "handler")
-
-
-def _logger() -> Any:
-    import logging
-
-    return logging.getLogger("pedelec")
-
-
-def _flat_copy(value: dict[Any, Any]) -> dict[str, Any] | None:
-    """A copy of a flat object of JSON scalars, or ``None`` when ``value`` needs ``clone_json``.
-
-    For such an object a shallow copy is a full deep copy (the values are immutable); checking
-    the types with C-level set operations makes this many times faster than the general clone
-    on the small objects handlers usually return. Floats take the general path (NaN check).
-    """
-    copy = value.copy()
-    if _SCALARS.issuperset(map(type, copy.values())) and _STR.issuperset(map(type, copy)):
-        return copy
-    return None
 
 
 @final
@@ -110,118 +105,7 @@ class _Entry:
         props = validator.schema.get("properties") or {}
         # A schema that declares its own ``timeoutMs`` keeps it as an ordinary argument.
         self.takes_timeout = "timeoutMs" in props
-        # Top-level properties a lenient client may send as JSON text: name -> accepted types.
-        self.lenient: dict[str, tuple[type, ...]] = {}
-        for key, node in props.items():
-            kinds = {n.get("type") for n in node.get("oneOf", [node])}
-            types = tuple(t for k, t in (("array", list), ("object", dict)) if k in kinds)
-            if types:
-                self.lenient[key] = types
-
-
-@final
-class _Call:
-    """An awaited call that a timer or ``end()`` may cancel (used on the loop's thread)."""
-
-    __slots__ = ("ctx", "done", "loop", "reason", "task")
-
-    def __init__(self, loop: Any, task: Any, ctx: ToolCallContext | None) -> None:
-        self.loop = loop
-        self.task = task
-        self.ctx = ctx
-        self.reason: str | None = None
-        self.done = False
-
-    def cancel(self, reason: str) -> None:
-        if self.done or self.reason is not None:
-            return
-        self.reason = reason
-        if self.ctx is not None:
-            self.ctx._cancel()
-        self.task.cancel()
-
-    def expire(self) -> None:
-        self.cancel("timeout")
-
-    def end(self) -> None:
-        """Cancel from any thread (``Session.end``)."""
-        try:
-            self.loop.call_soon_threadsafe(self.cancel, "ended")
-        except RuntimeError:  # the loop is closed: nothing is waiting any more
-            return
-
-
-class _Resume:
-    """Await the rest of an awaitable whose first step was already taken."""
-
-    __slots__ = ("first", "it")
-
-    def __init__(self, it: Any, first: Any) -> None:
-        self.it = it
-        self.first = first
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        return _drive(self.it, self.first)
-
-
-def _drive(it: Any, yielded: Any) -> Generator[Any, Any, Any]:
-    # ``yield from it`` after its first ``send``: every value goes up to the task, every value
-    # or exception the task sends (cancellation included) goes down to the handler.
-    while True:
-        try:
-            sent = yield yielded
-        except GeneratorExit:
-            close = getattr(it, "close", None)
-            if close is not None:
-                close()
-            raise
-        except BaseException as exc:
-            throw = getattr(it, "throw", None)
-            if throw is None:
-                raise
-            try:
-                yielded = throw(exc)
-            except StopIteration as stop:
-                return stop.value
-        else:
-            try:
-                yielded = it.send(sent)
-            except StopIteration as stop:
-                return stop.value
-
-
-# --- private event loops for async handlers under dispatch_sync --------------------------------
-
-_loops: Any = None
-_loops_lock: Final = allocate_lock()
-
-
-class _LoopHolder:
-    """A thread's private event loop, closed when the thread (and so its holder) goes away."""
-
-    def __init__(self) -> None:
-        import asyncio
-
-        self.loop = asyncio.new_event_loop()
-
-    def __del__(self) -> None:
-        loop = self.loop
-        if not loop.is_running():
-            loop.close()
-
-
-def _private_loop() -> Any:
-    global _loops
-    if _loops is None:
-        with _loops_lock:
-            if _loops is None:
-                import threading
-
-                _loops = threading.local()
-    holder = getattr(_loops, "holder", None)
-    if holder is None:
-        holder = _loops.holder = _LoopHolder()
-    return holder.loop
+        self.lenient = lenient_types(props)
 
 
 class Session:
@@ -319,7 +203,7 @@ class Session:
                 {"field": "tools"},
             )
         for index, item in enumerate(tools):
-            self._register(_as_definition(item, index))
+            self._register(definition_from_entry(item, index))
 
     # --- properties -----------------------------------------------------------------------
 
@@ -698,7 +582,7 @@ class Session:
         """
         data: Any = manifest
         if isinstance(manifest, str) or hasattr(manifest, "__fspath__"):
-            data = _read_manifest(manifest)
+            data = read_manifest(manifest)
         if isinstance(data, list):
             guidance: Any = ""
             tools: Any = data
@@ -797,7 +681,7 @@ class Session:
         try:
             callback(*args)
         except Exception:
-            _logger().exception("pedelec: a session callback raised; it was ignored")
+            logger().exception("pedelec: a session callback raised; it was ignored")
 
     def _emit_status(self, status: SessionStatus) -> None:
         for (cb,) in self._status_cbs:
@@ -917,7 +801,7 @@ class Session:
             return prepared
         entry, args, spec, timeout_ms = prepared
         if spec.is_async:
-            return _private_loop().run_until_complete(  # type: ignore[no-any-return]
+            return private_loop().run_until_complete(  # type: ignore[no-any-return]
                 self._run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
             )
         return self._run_sync(entry.name, rid, spec, args, turn_id, timeout_ms)
@@ -987,7 +871,7 @@ class Session:
             # Fast path for the usual flat object of scalars: a shallow copy is a deep copy, and
             # whatever ``clone_json`` would reject here (a non-string key, NaN) fails validation.
             copy = args.copy()
-            if not _FLAT_ARGS.issuperset(map(type, copy.values())):
+            if not FLAT_ARGS.issuperset(map(type, copy.values())):
                 try:
                     copy = clone_json(copy, max_depth=self._max_depth, max_values=self._max_values)
                 except NotJsonError as exc:
@@ -1012,7 +896,7 @@ class Session:
             elif type(raw) is float and raw > 0 and raw.is_integer():
                 timeout_ms = int(raw)
             else:
-                problems = [_timeout_problem(raw)]
+                problems = [timeout_problem(raw)]
         validator = entry.validator
         if not validator.is_valid(args):
             if self._lenient and entry.lenient and type(args) is dict:
@@ -1022,7 +906,7 @@ class Session:
                     args, max_errors=self._limits.max_errors
                 )
         if self._reject_unknown:
-            problems = (problems or []) + _unknown_args(validator.schema, args)
+            problems = (problems or []) + unknown_args(validator.schema, args)
         if problems:
             return _result.args_invalid(name, rid, problems[: self._limits.max_errors])
         spec = entry.named or entry.inline or self._fallback
@@ -1056,13 +940,13 @@ class Session:
         if raised is not None:
             if isinstance(raised, PedelecError):
                 return self._raised(name, rid, raised)
-            _logger().error('pedelec: the handler of tool "%s" raised', name, exc_info=raised)
+            logger().error('pedelec: the handler of tool "%s" raised', name, exc_info=raised)
             return self._report(_result.handler_failed(name, rid, raised))
         t = type(value)
-        if t in _SCALARS or (t is float and value - value == 0.0):
+        if t in SCALARS or (t is float and value - value == 0.0):
             return ToolResult(name, rid, value)
         if t is dict and len(value) < 64:
-            copy = _flat_copy(value)
+            copy = flat_copy(value)
             if copy is not None and not (len(copy) == 1 and "error" in copy):
                 return ToolResult(name, rid, copy)
         result = _result.from_value(name, rid, value)
@@ -1090,8 +974,8 @@ class Session:
         """The result of a call that ended after its deadline or after ``end()``."""
         if ctx is not None:
             ctx._cancel()
-        if raised is not None and not isinstance(raised, (PedelecError, _CancelledTypes())):
-            _logger().error(
+        if raised is not None and not isinstance(raised, (PedelecError, cancelled_type())):
+            logger().error(
                 'pedelec: the handler of tool "%s" raised after its call was over',
                 name,
                 exc_info=raised,
@@ -1144,9 +1028,9 @@ class Session:
                 finally:
                     del live[ctx]
             if monotonic() - start > timeout_ms / 1000 or self._ended:
-                _discard(value)
+                discard(value)
                 return self._late(name, rid, timeout_ms, ctx, raised)
-            if raised is None and type(value) in _SCALARS:
+            if raised is None and type(value) in SCALARS:
                 return ToolResult(name, rid, value)
             return self._outcome(name, rid, value, raised)
         finally:
@@ -1191,7 +1075,7 @@ class Session:
                 # The handler suspended: from here on a timer (and end()) may cancel it.
                 deadline = start + timeout_ms / 1000
                 return await self._await_rest(
-                    name, rid, ctx, _Resume(it, first), deadline, timeout_ms
+                    name, rid, ctx, Resume(it, first), deadline, timeout_ms
                 )
             if monotonic() - start > timeout_ms / 1000 or self._ended:
                 return self._late(name, rid, timeout_ms, ctx, raised)
@@ -1223,15 +1107,15 @@ class Session:
             run = contextvars.copy_context().run
             fn = spec.args_only
             if fn is not None:
-                future = executor.submit(run, _call_unless_cancelled, ctx, fn, args)
+                future = executor.submit(run, call_unless_cancelled, ctx, fn, args)
             else:
-                future = executor.submit(run, _call_unless_cancelled, ctx, spec.call, args, ctx)
+                future = executor.submit(run, call_unless_cancelled, ctx, spec.call, args, ctx)
             deadline = start + timeout_ms / 1000
             result = await self._await_rest(
                 name, rid, ctx, asyncio.wrap_future(future), deadline, timeout_ms
             )
             if result.error is not None and result.error.code in _LATE_CODES:
-                future.add_done_callback(lambda f: _log_late(name, f))
+                future.add_done_callback(lambda f: log_late(name, f))
             return result
         finally:
             self._leave()
@@ -1273,7 +1157,7 @@ class Session:
             except Exception as exc:
                 raised = exc
             return self._outcome(name, rid, value, raised)
-        call = _Call(loop, task, ctx)
+        call = Call(loop, task, ctx)
         cancelling = task.cancelling()
         handle = loop.call_at(loop.time() + (deadline - monotonic()), call.expire)
         with self._lock:
@@ -1299,7 +1183,7 @@ class Session:
             # Take our cancellation back; re-raise when someone else cancelled the task too.
             if task.uncancel() > cancelling and isinstance(raised, asyncio.CancelledError):
                 raise raised
-            _discard(value)
+            discard(value)
             return self._late(name, rid, timeout_ms, ctx, raised)
         return self._outcome(name, rid, value, raised)
 
@@ -1318,176 +1202,3 @@ def _duplicate(name: str) -> PedelecError:
 
 def _noop() -> None:
     return None
-
-
-def _call_unless_cancelled(ctx: ToolCallContext, fn: Callable[..., Any], *args: Any) -> Any:
-    # A worker that picks the call up late (all workers busy, session ended) must not start a
-    # handler whose caller has already stopped waiting.
-    if ctx._flag:
-        return None
-    return fn(*args)
-
-
-def _discard(value: Any) -> None:
-    """Close a coroutine a sync handler returned but nobody will await (no warning leaks)."""
-    close = getattr(value, "close", None)
-    if close is not None and type(value).__name__ == "coroutine":
-        close()
-
-
-def _CancelledTypes() -> type[BaseException]:
-    aio = _modules.get("asyncio")
-    return aio.CancelledError if aio is not None else _NeverRaised
-
-
-class _NeverRaised(BaseException):
-    """Stands in for ``asyncio.CancelledError`` while asyncio is not even imported."""
-
-
-def _log_late(name: str, future: Any) -> None:
-    if future.cancelled():
-        return
-    exc = future.exception()
-    if exc is not None:
-        _logger().error(
-            'pedelec: the handler of tool "%s" raised after its call was over', name, exc_info=exc
-        )
-
-
-def _timeout_problem(raw: Any) -> ArgError:
-    from pedelec._json import short_repr, type_name
-    from pedelec.schema import ArgError
-
-    got = (
-        short_repr(raw)
-        if raw is None or type(raw) is bool
-        else f"{type_name(raw)} {short_repr(raw)}"
-    )
-    return ArgError(
-        "/timeoutMs",
-        "timeoutMs",
-        f"expected a positive integer of milliseconds (this call's timeout), got {got}",
-    )
-
-
-def _unknown_args(schema: dict[str, Any], args: Any) -> list[ArgError]:
-    """``reject_unknown_args``: every property of ``args`` its schema does not declare."""
-    from pedelec._json import pointer, short_repr
-    from pedelec.schema import ArgError
-
-    found: list[ArgError] = []
-    seen: set[tuple[str, str]] = set()
-
-    def nodes_of(node: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-        if "oneOf" in node:
-            return [n for branch in node["oneOf"] for n in nodes_of(branch, kind)]
-        return [node] if node.get("type") == kind else []
-
-    def walk(node: dict[str, Any], value: Any, path: tuple[str | int, ...]) -> None:
-        if type(value) is dict:
-            declared: dict[str, list[dict[str, Any]]] = {}
-            for obj in nodes_of(node, "object"):
-                for key, sub in (obj.get("properties") or {}).items():
-                    declared.setdefault(key, []).append(sub)
-            for key, item in value.items():
-                subs = declared.get(key)
-                if subs is None:
-                    message = _unknown_message(key, list(declared), short_repr)
-                    mark = (pointer(path), message)
-                    if mark not in seen:
-                        seen.add(mark)
-                        found.append(ArgError(mark[0], "additionalProperties", message))
-                    continue
-                for sub in subs:
-                    walk(sub, item, (*path, key))
-        elif type(value) is list:
-            for arr in nodes_of(node, "array"):
-                for index, item in enumerate(value):
-                    walk(arr["items"], item, (*path, index))
-
-    walk(schema, args, ())
-    return found
-
-
-def _unknown_message(key: str, declared: list[str], short_repr: Callable[..., str]) -> str:
-    shown = short_repr(key, 60)
-    if not declared:
-        return f"unknown property {shown}; this object takes no properties"
-    if len(key) <= 200:
-        import difflib
-
-        close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
-        if close:
-            return f'unknown property {shown}; did you mean "{close[0]}"?'
-    listed = ", ".join(f'"{k}"' for k in declared[:20])
-    return f"unknown property {shown}; declared properties are {listed}"
-
-
-def _read_manifest(path: Any) -> Any:
-    import os
-
-    fs_path = os.fspath(path)
-    try:
-        with open(fs_path, "rb") as f:
-            text = f.read()
-    except OSError as exc:
-        raise PedelecError(
-            INVALID_INPUT,
-            f"Cannot read the manifest {fs_path!r}: {exc.strerror or exc}.",
-            {"path": fs_path},
-        ) from None
-    try:
-        return parse_json_args(text)
-    except PedelecError as exc:
-        message = exc.message.replace("args are not valid JSON", "it is not valid JSON", 1)
-        raise PedelecError(
-            INVALID_INPUT,
-            f"Cannot load the manifest {fs_path!r}: {message}",
-            {"path": fs_path, **(exc.details if isinstance(exc.details, dict) else {})},
-        ) from None
-
-
-def _as_definition(item: Any, index: int) -> ToolDefinition[Any, Any]:
-    """A ``tools=`` entry as a definition: a ``ToolDefinition`` or a manifest-style dict."""
-    if isinstance(item, ToolDefinition):
-        return item
-    if not isinstance(item, Mapping):
-        raise PedelecError(
-            INVALID_INPUT,
-            f"tools[{index}] must be a tool definition (define_tool, @tool) or a dict with "
-            f'"name", "description" and "argsSchema", got {type(item).__name__}.',
-            {"index": index},
-        )
-    name = item.get("name")
-    if "input" in item:
-        raise legacy_input_error(name, '"argsSchema"')
-    extra = [k for k in item if k not in _ENTRY_KEYS]
-    if extra:
-        label = f'Tool "{name}"' if isinstance(name, str) else f"tools[{index}]"
-        raise PedelecError(
-            INVALID_INPUT,
-            f"{label}: unknown key {extra[0]!r}; a tool has "
-            + ", ".join(f'"{k}"' for k in _ENTRY_KEYS)
-            + ".",
-            {
-                "tool": name if isinstance(name, str) else None,
-                "index": index,
-                "field": str(extra[0]),
-            },
-        )
-    if "argsSchema" not in item:
-        check_name(name)
-        raise PedelecError(
-            INVALID_INPUT,
-            f'Tool "{name}" has no "argsSchema"; every tool needs one (a tool without arguments '
-            'uses {"type": "object", "properties": {}}).',
-            {"tool": name, "index": index, "field": "argsSchema"},
-        )
-    return build_definition(
-        name,
-        item.get("description"),
-        item["argsSchema"],
-        item.get("timeoutMs"),
-        item.get("handler"),
-        {},
-    )

@@ -1,0 +1,127 @@
+"""Agent args on their way to a handler: fast copies, the ``timeoutMs`` rule, undeclared
+properties (``reject_unknown_args``) and JSON text inside args (``lenient_json_args``).
+
+The general rules (strict clone, strict parse, schema validation) live in ``pedelec._json`` and
+``pedelec.schema``; this module holds what a session adds on top, so ``pedelec.session`` only
+orchestrates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from pedelec.schema import ArgError
+
+__all__ = [
+    "FLAT_ARGS",
+    "SCALARS",
+    "flat_copy",
+    "lenient_types",
+    "timeout_problem",
+    "unknown_args",
+]
+
+#: Exact types of JSON scalars other than float (a float needs a finiteness check).
+SCALARS: Final = frozenset({str, int, bool, type(None)})
+_STR: Final = frozenset({str})
+#: Exact types a flat args object may hold and still be copied with ``dict.copy``; floats are
+#: among them because validation rejects NaN and infinities in every position.
+FLAT_ARGS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def flat_copy(value: dict[Any, Any]) -> dict[str, Any] | None:
+    """A copy of a flat object of JSON scalars, or ``None`` when ``value`` needs ``clone_json``.
+
+    For such an object a shallow copy is a full deep copy (the values are immutable); checking
+    the types with C-level set operations makes this many times faster than the general clone
+    on the small objects handlers usually return. Floats take the general path (NaN check).
+    """
+    copy = value.copy()
+    if SCALARS.issuperset(map(type, copy.values())) and _STR.issuperset(map(type, copy)):
+        return copy
+    return None
+
+
+def lenient_types(properties: Mapping[str, Any]) -> dict[str, tuple[type, ...]]:
+    """Top-level properties a lenient client may send as JSON text: name → accepted types.
+
+    A property qualifies when its node (or a ``oneOf`` branch of it) is an array or an object.
+    """
+    found: dict[str, tuple[type, ...]] = {}
+    for key, node in properties.items():
+        kinds = {n.get("type") for n in node.get("oneOf", [node])}
+        types = tuple(t for k, t in (("array", list), ("object", dict)) if k in kinds)
+        if types:
+            found[key] = types
+    return found
+
+
+def timeout_problem(raw: Any) -> ArgError:
+    from pedelec._json import short_repr, type_name
+    from pedelec.schema import ArgError
+
+    got = (
+        short_repr(raw)
+        if raw is None or type(raw) is bool
+        else f"{type_name(raw)} {short_repr(raw)}"
+    )
+    return ArgError(
+        "/timeoutMs",
+        "timeoutMs",
+        f"expected a positive integer of milliseconds (this call's timeout), got {got}",
+    )
+
+
+def unknown_args(schema: dict[str, Any], args: Any) -> list[ArgError]:
+    """``reject_unknown_args``: every property of ``args`` its schema does not declare."""
+    from pedelec._json import pointer, short_repr
+    from pedelec.schema import ArgError
+
+    found: list[ArgError] = []
+    seen: set[tuple[str, str]] = set()
+
+    def nodes_of(node: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+        if "oneOf" in node:
+            return [n for branch in node["oneOf"] for n in nodes_of(branch, kind)]
+        return [node] if node.get("type") == kind else []
+
+    def walk(node: dict[str, Any], value: Any, path: tuple[str | int, ...]) -> None:
+        if type(value) is dict:
+            declared: dict[str, list[dict[str, Any]]] = {}
+            for obj in nodes_of(node, "object"):
+                for key, sub in (obj.get("properties") or {}).items():
+                    declared.setdefault(key, []).append(sub)
+            for key, item in value.items():
+                subs = declared.get(key)
+                if subs is None:
+                    message = unknown_message(key, list(declared), short_repr)
+                    mark = (pointer(path), message)
+                    if mark not in seen:
+                        seen.add(mark)
+                        found.append(ArgError(mark[0], "additionalProperties", message))
+                    continue
+                for sub in subs:
+                    walk(sub, item, (*path, key))
+        elif type(value) is list:
+            for arr in nodes_of(node, "array"):
+                for index, item in enumerate(value):
+                    walk(arr["items"], item, (*path, index))
+
+    walk(schema, args, ())
+    return found
+
+
+def unknown_message(key: str, declared: list[str], short_repr: Callable[..., str]) -> str:
+    shown = short_repr(key, 60)
+    if not declared:
+        return f"unknown property {shown}; this object takes no properties"
+    if len(key) <= 200:
+        import difflib
+
+        close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
+        if close:
+            return f'unknown property {shown}; did you mean "{close[0]}"?'
+    listed = ", ".join(f'"{k}"' for k in declared[:20])
+    return f"unknown property {shown}; declared properties are {listed}"
