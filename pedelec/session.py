@@ -3,7 +3,7 @@
 One call goes through ``_prepare`` (ended? known tool? args parsed or cloned, ``timeoutMs`` taken
 out, args validated, handler chosen) and then one of three runners:
 
-* ``_run_sync``: a sync handler under ``dispatch_sync``, in the calling thread;
+* inline in ``dispatch_sync``: a sync handler, in the calling thread;
 * ``_run_async``: an async handler, in the awaiting task (``dispatch``) or on a private per-thread
   event loop (``dispatch_sync``); its first step runs eagerly and a timer is only armed if it
   suspends, so a handler that never awaits costs no more than a function call;
@@ -187,8 +187,9 @@ class Session:
         self._lock = allocate_lock()
         self._tools: dict[str, _Entry] = {}
         self._fallback: HandlerSpec | None = None
-        self._status: SessionStatus = "idle"
-        self._inflight = 0
+        # One entry per running handler: ``append``/``pop`` are atomic, so counting needs no lock
+        # unless someone listens for status changes (then transitions are computed under it).
+        self._running: list[None] = []
         self._ended = False
         # Calls end() must cancel: key -> a function that cancels it from any thread.
         self._live: dict[object, Callable[[], None]] = {}
@@ -246,11 +247,13 @@ class Session:
     @property
     def status(self) -> SessionStatus:
         """``"idle"``, ``"waiting_tool_result"`` (a handler is running) or ``"ended"``."""
-        return self._status
+        if self._ended:
+            return "ended"
+        return "waiting_tool_result" if self._running else "idle"
 
     def __repr__(self) -> str:
         return (
-            f"<pedelec Session {self._session_id!r} status={self._status!r} "
+            f"<pedelec Session {self._session_id!r} status={self.status!r} "
             f"tools={list(self._tools)!r}>"
         )
 
@@ -714,7 +717,6 @@ class Session:
             if self._ended:
                 return
             self._ended = True
-            self._status = "ended"
             live = list(self._live.values())
             executor, self._executor = self._executor, None
             ended_cbs, self._ended_cbs = self._ended_cbs, ()
@@ -727,21 +729,23 @@ class Session:
             self._safe_call(cb)
 
     def _enter(self) -> None:
+        if not self._status_cbs:
+            self._running.append(None)
+            return
         with self._lock:
-            self._inflight += 1
-            if self._inflight != 1 or self._ended:
-                return
-            self._status = "waiting_tool_result"
-        if self._status_cbs:
+            self._running.append(None)
+            first = len(self._running) == 1 and not self._ended
+        if first:
             self._emit_status("waiting_tool_result")
 
     def _leave(self) -> None:
+        if not self._status_cbs:
+            self._running.pop()
+            return
         with self._lock:
-            self._inflight -= 1
-            if self._inflight or self._ended:
-                return
-            self._status = "idle"
-        if self._status_cbs:
+            self._running.pop()
+            last = not self._running and not self._ended
+        if last:
             self._emit_status("idle")
 
     # --- dispatch -------------------------------------------------------------------------
@@ -800,11 +804,52 @@ class Session:
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
+        name = entry.name
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
-                self._run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
+                self._run_async(name, rid, spec, args, turn_id, timeout_ms)
             )
-        return self._run_sync(entry.name, rid, spec, args, turn_id, timeout_ms)
+        # A sync handler runs here, in the calling thread. This block is the whole overhead of
+        # a trivial call, so it is written out rather than split into helpers.
+        fn = spec.args_only
+        ctx = None
+        value: Any = None
+        raised: Exception | None = None
+        if self._status_cbs:
+            self._enter()
+        else:
+            self._running.append(None)
+        try:
+            start = monotonic()
+            if fn is not None:
+                try:
+                    value = fn(args)
+                except Exception as exc:
+                    raised = exc
+            else:
+                ctx = self._context(name, rid, turn_id, timeout_ms)
+                rid = ctx.tool_request_id
+                live = self._live
+                live[ctx] = ctx._cancel  # dict stores are atomic; end() copies under the lock
+                if self._ended:
+                    ctx._cancel()
+                try:
+                    value = spec.call(args, ctx)
+                except Exception as exc:
+                    raised = exc
+                finally:
+                    del live[ctx]
+            if monotonic() - start > timeout_ms / 1000 or self._ended:
+                discard(value)
+                return self._late(name, rid, timeout_ms, ctx, raised)
+            if raised is None and type(value) in SCALARS:
+                return ToolResult(name, rid, value)
+            return self._outcome(name, rid, value, raised)
+        finally:
+            if self._status_cbs:
+                self._leave()
+            else:
+                self._running.pop()
 
     async def dispatch(
         self,
@@ -983,65 +1028,6 @@ class Session:
         if self._ended:
             return _result.session_ended(name, rid, running=True)
         return self._report(_result.timed_out(name, rid, timeout_ms))
-
-    def _run_sync(
-        self,
-        name: str,
-        rid: str | int,
-        spec: HandlerSpec,
-        args: dict[str, Any],
-        turn_id: str | None,
-        timeout_ms: int,
-    ) -> ToolResult:
-        fn = spec.args_only
-        ctx = None
-        value: Any = None
-        raised: Exception | None = None
-        lock = self._lock
-        # _enter/_leave inlined: this is the whole overhead of a trivial call.
-        lock.acquire()
-        self._inflight += 1
-        changed = self._inflight == 1 and not self._ended
-        if changed:
-            self._status = "waiting_tool_result"
-        lock.release()
-        if changed and self._status_cbs:
-            self._emit_status("waiting_tool_result")
-        try:
-            start = monotonic()
-            if fn is not None:
-                try:
-                    value = fn(args)
-                except Exception as exc:
-                    raised = exc
-            else:
-                ctx = self._context(name, rid, turn_id, timeout_ms)
-                rid = ctx.tool_request_id
-                live = self._live
-                live[ctx] = ctx._cancel  # dict stores are atomic; end() copies under the lock
-                if self._ended:
-                    ctx._cancel()
-                try:
-                    value = spec.call(args, ctx)
-                except Exception as exc:
-                    raised = exc
-                finally:
-                    del live[ctx]
-            if monotonic() - start > timeout_ms / 1000 or self._ended:
-                discard(value)
-                return self._late(name, rid, timeout_ms, ctx, raised)
-            if raised is None and type(value) in SCALARS:
-                return ToolResult(name, rid, value)
-            return self._outcome(name, rid, value, raised)
-        finally:
-            lock.acquire()
-            self._inflight -= 1
-            changed = not self._inflight and not self._ended
-            if changed:
-                self._status = "idle"
-            lock.release()
-            if changed and self._status_cbs:
-                self._emit_status("idle")
 
     async def _run_async(
         self,
