@@ -30,8 +30,10 @@ by leaving the key out.
 Ambiguity: ``oneOf`` means exactly one member matches, so a union whose members can match the
 same value (``int | float``: ``1``; ``list[int] | list[str]``: ``[]``) would reject that value for
 good. Such unions are ``INVALID_INPUT`` with a fix. Two object members count as distinguishable
-when each requires a key the other does not require, or when a key required by one is declared
-by both with nodes that cannot match the same value (a ``Literal`` tag).
+when each requires a key the other does not declare, or when a key required by one is declared
+by both with nodes that cannot match the same value (a ``Literal`` tag). Undeclared keys
+are allowed in objects, so an agent that mixes both members' keys is still told "matches more
+than one"; the rule guarantees that a value written for one member never matches another.
 """
 
 from __future__ import annotations
@@ -1090,8 +1092,10 @@ def _common_object(a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
     for key in (ra | rb) & pa.keys() & pb.keys():
         if _common(pa[key], pb[key]) is None:
             return None  # a tag: the key's values tell the members apart
-    if ra - rb and rb - ra:
-        return None  # each member requires a key the other does not
+    if ra - pb.keys() and rb - pa.keys():
+        # Each member requires a key the other does not declare: a value written for one (with
+        # any of its own optional keys) lacks a key the other requires.
+        return None
     keys = sorted(ra | rb)
     if not keys:
         return "{}"
@@ -1158,7 +1162,7 @@ def _fix(a: _Shape, b: _Shape) -> str:
         )
     if kinds == {"object"}:
         return (
-            "give each TypedDict a required key the other does not require, or a required "
+            "give each TypedDict a required key the other does not declare, or a required "
             'tag key with different Literal values (e.g. kind: Literal["a"])'
         )
     return "make the members distinguishable (different JSON types, or disjoint values or bounds)"
