@@ -121,10 +121,13 @@ class _LoopHolder:
 
         self.loop = asyncio.new_event_loop()
 
-    def __del__(self) -> None:
+    def close(self) -> None:
         loop = self.loop
-        if not loop.is_running():
+        if not loop.is_running() and not loop.is_closed():
             loop.close()
+
+    def __del__(self) -> None:
+        self.close()
 
 
 def private_loop() -> Any:
@@ -138,6 +141,13 @@ def private_loop() -> Any:
     holder = getattr(_loops, "holder", None)
     if holder is None:
         holder = _loops.holder = _LoopHolder()
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            # Other threads' holders go with their thread; the main thread's lives to the end.
+            import atexit
+
+            atexit.register(holder.close)
     return holder.loop
 
 

@@ -246,7 +246,11 @@ class Session:
 
     @property
     def status(self) -> SessionStatus:
-        """``"idle"``, ``"waiting_tool_result"`` (a handler is running) or ``"ended"``."""
+        """``"idle"``, ``"waiting_tool_result"`` (a handler is running) or ``"ended"``.
+
+        A call counts as running until its caller has its result: a threaded handler that
+        overran its timeout and still runs in its worker thread no longer counts.
+        """
         if self._ended:
             return "ended"
         return "waiting_tool_result" if self._running else "idle"
@@ -799,7 +803,7 @@ class Session:
                 "loop, where it would block that loop; use `await session.dispatch(...)` "
                 "instead."
             )
-        rid = next_request_number() if tool_request_id is None else tool_request_id
+        rid = next_request_number() if tool_request_id is None else str(tool_request_id)
         prepared = self._prepare(name, args, rid)
         if type(prepared) is ToolResult:
             return prepared
@@ -890,7 +894,7 @@ class Session:
             >>> asyncio.run(session.dispatch("wait", {})).error.code
             'TOOL_TIMEOUT'
         """
-        rid = next_request_number() if tool_request_id is None else tool_request_id
+        rid = next_request_number() if tool_request_id is None else str(tool_request_id)
         prepared = self._prepare(name, args, rid)
         if type(prepared) is ToolResult:
             return prepared

@@ -603,6 +603,7 @@ def test_tool_result_api(mode: str) -> None:
         False,
     )
     assert ok.to_text() == '{"value":7}'
+    assert run(session, mode, "counter", {"delta": 1}, tool_request_id=17).tool_request_id == "17"
     assert repr(ok) == "ToolResult(tool='counter', value={'value': 7})"
 
     bad = run(session, mode, "domain", {})
