@@ -465,26 +465,21 @@ def _strip_none(annotation: Any) -> tuple[Any, bool]:
             return annotation, False
         return te.Annotated[(inner, *annotation.__metadata__)], True
     if origin is Union or origin is types.UnionType:
-        members = get_args(annotation)
-        kept = tuple(m for m in members if m is not _NoneType and not _is_none_literal(m))
-        if len(kept) == len(members):
+        results = [_strip_none(member) for member in get_args(annotation)]
+        if not any(accepts_none for _, accepts_none in results):
             return annotation, False
+        kept = [member for member, _ in results if member is not _NoneType]
         if not kept:
             return _NoneType, True
-        stripped = [_strip_none(m)[0] for m in kept]
         # ``Union[...]`` builds a union from a runtime tuple; ``|`` would need a fold.
-        return (stripped[0] if len(stripped) == 1 else Union[tuple(stripped)]), True  # noqa: UP007
+        return (kept[0] if len(kept) == 1 else Union[tuple(kept)]), True  # noqa: UP007
     if origin is Literal:
         values = get_args(annotation)
         if None not in values:
             return annotation, False
-        kept = tuple(v for v in values if v is not None)
-        return (Literal[kept] if kept else _NoneType), True
+        others = tuple(v for v in values if v is not None)
+        return (Literal[others] if others else _NoneType), True
     return annotation, annotation is _NoneType
-
-
-def _is_none_literal(annotation: Any) -> bool:
-    return get_origin(annotation) is Literal and get_args(annotation) == (None,)
 
 
 class _Builder:

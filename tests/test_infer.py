@@ -564,6 +564,13 @@ INFERRED: list[tuple[str, Any, Any, dict[str, Any], bool]] = [
         False,
     ),
     ("optional_union", int | str | None, None, {"oneOf": [INTEGER, STRING]}, False),
+    (
+        "none_inside_a_literal_member",
+        Literal["a", None] | int,
+        None,
+        {"oneOf": [{"type": "string", "enum": ["a"]}, INTEGER]},
+        False,
+    ),
 ]
 
 
