@@ -3,7 +3,9 @@
 A typed tool infers its argument schema from the function's signature; these markers add the
 keywords a Python type cannot say. Each marker becomes exactly one Tool Args Schema keyword::
 
+    from collections.abc import Sequence
     from typing import Annotated
+
     from pedelec import Description, MaxItems, Maximum, MinLength, Minimum, Session
 
     session = Session()
@@ -12,7 +14,7 @@ keywords a Python type cannot say. Each marker becomes exactly one Tool Args Sch
     def search(
         query: Annotated[str, MinLength(1), Description("Words to look for.")],
         limit: Annotated[int, Minimum(1), Maximum(50)] = 10,
-        tags: Annotated[list[str], MaxItems(5)] = [],
+        tags: Annotated[Sequence[str], MaxItems(5)] = (),
     ) -> list[str]:
         ...
 
@@ -88,7 +90,7 @@ class _Marker:
         if not isinstance(other, _Marker) or type(other) is not type(self):
             return NotImplemented
         # Types are compared too, so ``Examples(1) != Examples(True)``: bool is its own JSON type.
-        return _typed(self._value) == _typed(other._value)
+        return bool(_typed(self._value) == _typed(other._value))
 
     def __hash__(self) -> int:
         return hash((type(self), _typed(self._value)))
