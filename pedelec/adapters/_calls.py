@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar, final
 
-from pedelec.errors import PedelecError
+from pedelec.errors import INVALID_INPUT, TOOL_NOT_FOUND, PedelecError
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
@@ -87,16 +87,12 @@ def items_of(items: Iterable[Any] | None, expected: str) -> Iterable[Any]:
 
 def no_name(call_id: str, what: str) -> Call:
     """A call that names no tool: ``TOOL_NOT_FOUND``, without running anything."""
-    from pedelec.errors import TOOL_NOT_FOUND
-
     message = f"A {what} arrived without a tool name; call one of the session's tools by name."
     return Call(call_id, "", None, PedelecError(TOOL_NOT_FOUND, message))
 
 
 def no_id(name: str, what: str) -> Call:
     """A call without an id: its result could not be paired with it, so it is not run."""
-    from pedelec.errors import INVALID_INPUT
-
     message = (
         f'A {what} of "{name}" arrived without an id, so its result could not be matched to it; '
         "it was not run."
