@@ -74,8 +74,17 @@ def timeout_problem(raw: Any) -> ArgError:
     )
 
 
-def unknown_args(schema: dict[str, Any], args: Any) -> list[ArgError]:
-    """``reject_unknown_args``: every property of ``args`` its schema does not declare."""
+class _Enough(Exception):
+    """Stops the walk once ``limit`` undeclared properties are found."""
+
+
+def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError]:
+    """``reject_unknown_args``: the properties of ``args`` its schema does not declare.
+
+    Walks the value along the schema (so the depth is the schema's, at most 64), takes every
+    object branch of a ``oneOf`` into account, and stops after ``limit`` findings, so a flood
+    of undeclared keys costs no more than the report can show.
+    """
     from pedelec._json import pointer, short_repr
     from pedelec.schema import ArgError
 
@@ -95,25 +104,31 @@ def unknown_args(schema: dict[str, Any], args: Any) -> list[ArgError]:
                     declared.setdefault(key, []).append(sub)
             for key, item in value.items():
                 subs = declared.get(key)
-                if subs is None:
+                if subs is not None:
+                    for sub in subs:
+                        walk(sub, item, (*path, key))
+                elif type(key) is str:  # other keys are reported by validation
                     message = unknown_message(key, list(declared), short_repr)
                     mark = (pointer(path), message)
                     if mark not in seen:
                         seen.add(mark)
                         found.append(ArgError(mark[0], "additionalProperties", message))
-                    continue
-                for sub in subs:
-                    walk(sub, item, (*path, key))
+                        if len(found) >= limit:
+                            raise _Enough
         elif type(value) is list:
             for arr in nodes_of(node, "array"):
                 for index, item in enumerate(value):
                     walk(arr["items"], item, (*path, index))
 
-    walk(schema, args, ())
+    try:
+        walk(schema, args, ())
+    except _Enough:
+        return found
     return found
 
 
 def unknown_message(key: str, declared: list[str], short_repr: Callable[..., str]) -> str:
+    """What to tell the agent about one undeclared property: the closest declared name."""
     shown = short_repr(key, 60)
     if not declared:
         return f"unknown property {shown}; this object takes no properties"

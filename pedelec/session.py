@@ -955,7 +955,9 @@ class Session:
                     args, max_errors=self._limits.max_errors
                 )
         if self._reject_unknown:
-            problems = (problems or []) + unknown_args(validator.schema, args)
+            problems = (problems or []) + unknown_args(
+                validator.schema, args, self._limits.max_errors
+            )
         if problems:
             return _result.args_invalid(name, rid, problems[: self._limits.max_errors])
         spec = entry.named or entry.inline or self._fallback

@@ -509,6 +509,21 @@ def test_reject_unknown_args(args: dict[str, Any], errors: list[tuple[str, str]]
     assert session.dispatch_sync("t", args).value == "ok"
 
 
+def test_reject_unknown_args_is_bounded() -> None:
+    session = Session(reject_unknown_args=True, limits=Limits(max_errors=3))
+    session.on_tool("t", description="T.", schema=NESTED)(lambda args: "ok")
+    result = session.dispatch_sync("t", {f"junk{i}": i for i in range(50_000)})
+    assert result.error is not None
+    assert [e["message"] for e in result.error.details["errors"]] == [
+        f'unknown property "junk{i}"; declared properties are "color", "card", "pick", "tags", '
+        '"empty"'
+        for i in range(3)
+    ]
+    odd = session.dispatch_sync("t", {1: "x"})  # a non-string key is validation's to report
+    assert odd.error is not None
+    assert [e["keyword"] for e in odd.error.details["errors"]] == ["type"]
+
+
 def test_reject_unknown_args_reports_schema_errors_too() -> None:
     session = Session(reject_unknown_args=True)
     session.on_tool("t", description="T.", schema=NESTED)(lambda args: "ok")
