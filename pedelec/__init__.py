@@ -29,43 +29,117 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pedelec._json import parse_json_args
-    from pedelec.errors import (
-        ERROR_CODES,
-        INVALID_INPUT,
-        SESSION_ENDED,
-        SUBMIT_TOOL_RESULT_FAILED,
-        TOOL_ARGS_INVALID,
-        TOOL_HANDLER_ERROR,
-        TOOL_HANDLER_NOT_FOUND,
-        TOOL_NOT_FOUND,
-        TOOL_TIMEOUT,
-        PedelecError,
+    from pedelec._json import (
+        parse_json_args as parse_json_args,
     )
-    from pedelec.limits import DEFAULT_LIMITS, Limits
-    from pedelec.schema import ArgError, Validator, check_schema, compile_schema
+    from pedelec.errors import (
+        ERROR_CODES as ERROR_CODES,
+        INVALID_INPUT as INVALID_INPUT,
+        SESSION_ENDED as SESSION_ENDED,
+        SUBMIT_TOOL_RESULT_FAILED as SUBMIT_TOOL_RESULT_FAILED,
+        TOOL_ARGS_INVALID as TOOL_ARGS_INVALID,
+        TOOL_HANDLER_ERROR as TOOL_HANDLER_ERROR,
+        TOOL_HANDLER_NOT_FOUND as TOOL_HANDLER_NOT_FOUND,
+        TOOL_NOT_FOUND as TOOL_NOT_FOUND,
+        TOOL_TIMEOUT as TOOL_TIMEOUT,
+        PedelecError as PedelecError,
+    )
+    from pedelec.limits import (
+        DEFAULT_LIMITS as DEFAULT_LIMITS,
+        Limits as Limits,
+    )
+    from pedelec.markers import (
+        Description as Description,
+        Examples as Examples,
+        Maximum as Maximum,
+        MaxItems as MaxItems,
+        MaxLength as MaxLength,
+        Minimum as Minimum,
+        MinItems as MinItems,
+        MinLength as MinLength,
+        Pattern as Pattern,
+        UniqueItems as UniqueItems,
+    )
+    from pedelec.schema import (
+        ArgError as ArgError,
+        Validator as Validator,
+        check_schema as check_schema,
+        compile_schema as compile_schema,
+    )
+    from pedelec.schema.types import (
+        ArraySchema as ArraySchema,
+        BooleanSchema as BooleanSchema,
+        IntegerSchema as IntegerSchema,
+        JsonValue as JsonValue,
+        NumberSchema as NumberSchema,
+        ObjectSchema as ObjectSchema,
+        OneOfSchema as OneOfSchema,
+        StringSchema as StringSchema,
+        ToolArgsSchema as ToolArgsSchema,
+        ToolArgsSchemaNode as ToolArgsSchemaNode,
+    )
+    from pedelec.session import (
+        Session as Session,
+        SessionStatus as SessionStatus,
+        ToolResult as ToolResult,
+    )
+    from pedelec.tools import (
+        DEFAULT_TIMEOUT_MS as DEFAULT_TIMEOUT_MS,
+        ToolCallContext as ToolCallContext,
+        ToolDefinition as ToolDefinition,
+        define_tool as define_tool,
+        tool as tool,
+    )
 
 __version__ = "0.1.0"
 
-# name -> module that defines it; filled in as the package grows.
+# Public name -> the module that defines it. Nothing is imported until a name is first used.
 _EXPORTS: dict[str, str] = {
     "ArgError": "pedelec.schema",
+    "ArraySchema": "pedelec.schema.types",
+    "BooleanSchema": "pedelec.schema.types",
     "DEFAULT_LIMITS": "pedelec.limits",
+    "DEFAULT_TIMEOUT_MS": "pedelec.tools",
+    "Description": "pedelec.markers",
     "ERROR_CODES": "pedelec.errors",
+    "Examples": "pedelec.markers",
     "INVALID_INPUT": "pedelec.errors",
+    "IntegerSchema": "pedelec.schema.types",
+    "JsonValue": "pedelec.schema.types",
     "Limits": "pedelec.limits",
+    "MaxItems": "pedelec.markers",
+    "MaxLength": "pedelec.markers",
+    "Maximum": "pedelec.markers",
+    "MinItems": "pedelec.markers",
+    "MinLength": "pedelec.markers",
+    "Minimum": "pedelec.markers",
+    "NumberSchema": "pedelec.schema.types",
+    "ObjectSchema": "pedelec.schema.types",
+    "OneOfSchema": "pedelec.schema.types",
+    "Pattern": "pedelec.markers",
     "PedelecError": "pedelec.errors",
     "SESSION_ENDED": "pedelec.errors",
     "SUBMIT_TOOL_RESULT_FAILED": "pedelec.errors",
+    "Session": "pedelec.session",
+    "SessionStatus": "pedelec.session",
+    "StringSchema": "pedelec.schema.types",
     "TOOL_ARGS_INVALID": "pedelec.errors",
     "TOOL_HANDLER_ERROR": "pedelec.errors",
     "TOOL_HANDLER_NOT_FOUND": "pedelec.errors",
     "TOOL_NOT_FOUND": "pedelec.errors",
     "TOOL_TIMEOUT": "pedelec.errors",
+    "ToolArgsSchema": "pedelec.schema.types",
+    "ToolArgsSchemaNode": "pedelec.schema.types",
+    "ToolCallContext": "pedelec.tools",
+    "ToolDefinition": "pedelec.tools",
+    "ToolResult": "pedelec.session",
+    "UniqueItems": "pedelec.markers",
     "Validator": "pedelec.schema",
     "check_schema": "pedelec.schema",
     "compile_schema": "pedelec.schema",
+    "define_tool": "pedelec.tools",
     "parse_json_args": "pedelec._json",
+    "tool": "pedelec.tools",
 }
 
 __all__ = sorted(_EXPORTS)
