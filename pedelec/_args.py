@@ -8,6 +8,7 @@ orchestrates.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -120,10 +121,8 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
                 for index, item in enumerate(value):
                     walk(arr["items"], item, (*path, index))
 
-    try:
+    with contextlib.suppress(_Enough):
         walk(schema, args, ())
-    except _Enough:
-        return found
     return found
 
 
