@@ -1177,6 +1177,9 @@ class Session:
                 raise raised
             discard(value)
             return self._late(name, rid, timeout_ms, ctx, raised)
+        if self._ended:  # ended while the handler ran, too late to cancel it
+            discard(value)
+            return self._late(name, rid, timeout_ms, ctx, raised)
         return self._outcome(name, rid, value, raised)
 
 

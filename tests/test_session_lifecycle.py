@@ -481,6 +481,21 @@ def test_end_during_dispatch_sync_in_another_thread(kind: str) -> None:
     assert told == [True]
 
 
+@pytest.mark.asyncio
+async def test_end_called_by_a_running_async_handler() -> None:
+    session = Session()
+
+    @session.on_tool("ends", description="E.", schema=OPEN)
+    async def ends(args: Any) -> str:
+        await asyncio.sleep(0)
+        session.end()
+        return "discarded"
+
+    assert (await session.dispatch("ends", {})).to_json() == ended_running("ends")
+    task = asyncio.current_task()
+    assert task is not None and task.cancelling() == 0
+
+
 def test_end_while_a_sync_handler_runs_in_the_calling_thread() -> None:
     session = Session()
 
