@@ -7,8 +7,7 @@ Kept apart from ``pedelec.session`` so that ``pedelec.tools`` and typed inferenc
 from __future__ import annotations
 
 from _thread import allocate_lock
-from time import monotonic
-from time import time as _wall_clock
+from time import monotonic, time as _wall_clock
 from typing import TYPE_CHECKING, Any, final
 
 if TYPE_CHECKING:

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from pedelec._context import ToolCallContext
 from pedelec.errors import PedelecError
