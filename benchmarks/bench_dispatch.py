@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 from timing import (
     Settings,
@@ -41,7 +41,7 @@ except ImportError as exc:
 
 import pedelec
 import pedelec.schema
-from pedelec import Session, ToolDefinition, define_tool
+from pedelec import Session, ToolArgsSchema, ToolDefinition, define_tool
 
 ONE_INTEGER = TOOLS[0]
 
@@ -61,9 +61,18 @@ def noop(args: dict[str, Any]) -> Any:
     return None
 
 
-def define(tool: Tool, schema: dict[str, Any]) -> ToolDefinition[Any]:
-    handler = set_volume if tool is ONE_INTEGER else noop
-    return define_tool(name=tool.name, description=tool.description, schema=schema, handler=handler)
+def define(
+    tool: Tool, schema: dict[str, Any], handler: Callable[[dict[str, Any]], Any] | None = None
+) -> ToolDefinition[..., Any]:
+    """``define_tool`` for a workload tool (the workload's schemas are plain dicts)."""
+    if handler is None:
+        handler = set_volume if tool is ONE_INTEGER else noop
+    return define_tool(
+        name=tool.name,
+        description=tool.description,
+        schema=cast("ToolArgsSchema", schema),
+        handler=handler,
+    )
 
 
 def bench_dispatch(settings: Settings) -> tuple[float, float, float]:
@@ -74,16 +83,7 @@ def bench_dispatch(settings: Settings) -> tuple[float, float, float]:
     """
     tool, args = ONE_INTEGER, ONE_INTEGER.valid_args
     session = Session(tools=[define(tool, tool.schema)])
-    async_session = Session(
-        tools=[
-            define_tool(
-                name=tool.name,
-                description=tool.description,
-                schema=tool.schema,
-                handler=set_volume_async,
-            )
-        ]
-    )
+    async_session = Session(tools=[define(tool, tool.schema, set_volume_async)])
     result = session.dispatch_sync(tool.name, args)
     if result.is_error or result.value != args["level"]:
         raise SystemExit(f"dispatch_sync returned {result.to_json()!r}")
