@@ -7,12 +7,15 @@ README's commands matching what CI runs.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tomllib
 from importlib import metadata, resources
 from pathlib import Path
+from typing import Any
 
+import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,3 +105,23 @@ def test_main_job_prints_the_checked_schema_and_every_error() -> None:
         ' use "minimum" (inclusive) instead.',
         '  details: {"pointer": "/properties/delta/exclusiveMinimum", "keyword": "exclusiveMinimum"}',
     ]
+
+
+def test_readme_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    session_block, validator_block = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+
+    scope: dict[str, Any] = {}
+    exec(compile(session_block, "README.md", "exec"), scope)
+    assert scope["counter"] == {"value": 3}
+    assert scope["result"].is_error
+    assert scope["result"].to_json()["error"]["message"] == (
+        'Invalid arguments for tool "update_counter": /delta: must be <= 100, got 300 (maximum).'
+        " Correct the arguments and call the tool again."
+    )
+
+    scope = {}
+    exec(compile(validator_block, "README.md", "exec"), scope)
+    assert scope["validator"].is_valid({"delta": 3}) is True
+    assert scope["validator"].is_valid({"delta": "3"}) is False
+    assert capsys.readouterr().out == "/delta: must be <= 100, got 300 (maximum)\n"
