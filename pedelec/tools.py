@@ -41,6 +41,7 @@ R = TypeVar("R")
 DEFAULT_TIMEOUT_MS: Final = 60_000
 
 _NAME: Final = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]*")
+_NO_SCHEMA: Final = object()
 
 
 @final
@@ -411,7 +412,9 @@ def define_tool(
     *,
     name: str,
     description: str,
-    schema: ToolArgsSchema,
+    # Required for type checkers (the overloads); optional here only so that the TypeScript
+    # SDK's ``input=`` in its place gets the legacy-field error instead of a bare TypeError.
+    schema: Any = _NO_SCHEMA,
     timeout_ms: int | None = None,
     handler: Callable[..., Any] | None = None,
     **legacy: Any,
@@ -444,6 +447,8 @@ def define_tool(
         >>> Session(tools=[echo]).dispatch_sync("echo", {"text": "hi"}).value
         'hi'
     """
+    if schema is _NO_SCHEMA and "input" not in legacy:
+        raise TypeError("define_tool() missing 1 required keyword-only argument: 'schema'")
     return build_definition(name, description, schema, timeout_ms, handler, legacy)
 
 

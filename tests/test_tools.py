@@ -191,6 +191,17 @@ def test_session_registration_applies_the_same_rules(
     assert err.details == details
 
 
+def test_legacy_input_in_place_of_schema_is_explained() -> None:
+    err = raises(define_tool, name="t", description="T.", input=OBJ)
+    assert err.message == (
+        'Tool "t": the "input" field is no longer supported; pass the argument schema as '
+        "schema= instead."
+    )
+    with pytest.raises(TypeError) as info:
+        define_tool(name="t", description="T.")  # type: ignore[call-overload]
+    assert str(info.value) == "define_tool() missing 1 required keyword-only argument: 'schema'"
+
+
 def test_define_tool_rejects_other_unknown_keywords_like_python() -> None:
     with pytest.raises(TypeError) as info:
         define_tool(name="t", description="T.", schema=OBJ, descripton="typo")  # type: ignore[call-overload]
