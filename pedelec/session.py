@@ -89,6 +89,7 @@ class _Entry:
         "lenient",
         "name",
         "named",
+        "prepare",
         "takes_timeout",
         "timeout_ms",
         "validator",
@@ -100,6 +101,7 @@ class _Entry:
         self.validator = validator
         self.inline: HandlerSpec | None = definition._spec
         self.named: HandlerSpec | None = None
+        self.prepare = definition._prepare
         timeout = definition.timeout_ms
         self.timeout_ms: int = DEFAULT_TIMEOUT_MS if timeout is None else timeout
         props = validator.schema.get("properties") or {}
@@ -946,6 +948,9 @@ class Session:
                 timeout_ms = int(raw)
             else:
                 problems = [timeout_problem(raw)]
+        prepare = entry.prepare
+        if prepare is not None:
+            args = prepare(args)
         validator = entry.validator
         if not validator.is_valid(args):
             if self._lenient and entry.lenient and type(args) is dict:

@@ -287,7 +287,16 @@ class ToolDefinition(Generic[P, R]):
         3
     """
 
-    __slots__ = ("_schema", "_spec", "_validator", "description", "handler", "name", "timeout_ms")
+    __slots__ = (
+        "_prepare",
+        "_schema",
+        "_spec",
+        "_validator",
+        "description",
+        "handler",
+        "name",
+        "timeout_ms",
+    )
 
     name: str
     description: str
@@ -296,6 +305,7 @@ class ToolDefinition(Generic[P, R]):
     _schema: dict[str, Any]
     _validator: Validator
     _spec: HandlerSpec | None
+    _prepare: Callable[[Any], Any] | None
 
     def __init__(self) -> None:
         raise TypeError("build a ToolDefinition with pedelec.define_tool(...) or @pedelec.tool")
@@ -310,6 +320,7 @@ class ToolDefinition(Generic[P, R]):
         timeout_ms: int | None,
         handler: Any,
         spec: HandlerSpec | None,
+        prepare: Callable[[Any], Any] | None = None,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
         self.name = name
@@ -319,6 +330,9 @@ class ToolDefinition(Generic[P, R]):
         self.timeout_ms = timeout_ms
         self.handler = handler
         self._spec = spec
+        # Typed tools: turns an agent's null for an optional parameter into "not given",
+        # before validation (the subset has no null type).
+        self._prepare = prepare
         return self
 
     @property
@@ -519,15 +533,16 @@ def definition_from_function(
 
         inferred = infer_tool(fn, name=name, description=description)
         timeout_ms = check_timeout(inferred.name, timeout_ms)
-        validator = compile_tool_schema(inferred.name, inferred.schema, _default_pattern_length())
+        # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
             inferred.description,
-            _own_copy(inferred.schema),
-            validator,
+            inferred.schema,
+            inferred.validator,
             timeout_ms,
             fn,
             inferred.handler,
+            inferred.prepare_args if inferred.nullable else None,
         )
     if name is None:
         name = getattr(fn, "__name__", None)

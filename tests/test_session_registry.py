@@ -372,6 +372,31 @@ def test_typed_session_tool() -> None:
     assert session.dispatch_sync("greet", {"name": "x"}).error.code == "TOOL_HANDLER_NOT_FOUND"  # type: ignore[union-attr]
 
 
+def test_typed_tool_treats_null_as_absent_for_optional_parameters() -> None:
+    session = Session()
+
+    @session.tool
+    def search(query: str, limit: int | None = None, page: int = 1) -> Any:
+        """Search."""
+        return {"query": query, "limit": limit, "page": page}
+
+    assert session.dispatch_sync("search", {"query": "x", "limit": None}).value == {
+        "query": "x",
+        "limit": None,
+        "page": 1,
+    }
+    assert session.dispatch_sync("search", '{"query": "x", "limit": 5}').value == {
+        "query": "x",
+        "limit": 5,
+        "page": 1,
+    }
+    refused = session.dispatch_sync("search", {"query": "x", "page": None})
+    assert refused.error is not None
+    assert refused.error.details["errors"] == [
+        {"path": "/page", "keyword": "type", "message": "expected integer, got null"}
+    ]
+
+
 def test_module_level_tool_in_a_session() -> None:
     @tool
     def double(n: int) -> int:
