@@ -2,8 +2,11 @@
 
 Every fenced ``python`` block on every page under ``docs/`` is one of two things:
 
-* an include of a file from ``examples/`` (``--8<-- "examples/counter.py"``, optionally
-  ``:section``), which ``tests/test_examples.py`` runs; here the file and section must exist;
+* an include of a file from ``examples/``, which ``tests/test_examples.py`` runs; here the
+  file (and the ``:section``, if named) must exist. Both forms of ``pymdownx.snippets`` count:
+  one line per file (``--8<-- "examples/counter.py"``), or the block form, a line ``--8<--``
+  above and below the file names. The block form is what these pages use: it is not Python, so
+  ``ruff format`` (which formats Python blocks in Markdown) leaves it alone;
 * code, executed here: the blocks of one page run in order in one namespace, as a reader would
   run them, from the repository root. A block may be skipped only when an HTML comment
   ``<!-- no-run: <why> -->`` stands on the line right above its fence (for code that truly
@@ -31,6 +34,10 @@ PYTHON = {"python", "py"}
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 _INCLUDE = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::(?P<section>[\w-]+))?"$')
+_INCLUDED = re.compile(
+    r"^(?P<path>[^\s\"':]+)(?::(?P<section>[\w-]+))?$"
+)  # a line of the block form
+_SNIPPETS = "--8<--"
 _NO_RUN = re.compile(r"^\s*<!--\s*no-run:\s*(?P<why>.*?)\s*-->\s*$")
 
 
@@ -43,9 +50,12 @@ class Block(NamedTuple):
 
     @property
     def includes(self) -> list[re.Match[str]] | None:
-        """The include lines, when the block is nothing but includes; else None."""
-        lines = [line for line in self.code.splitlines() if line.strip()]
-        matches = [_INCLUDE.match(line.strip()) for line in lines]
+        """The included files, when the block is nothing but includes; else None."""
+        lines = [line.strip() for line in self.code.splitlines() if line.strip()]
+        if len(lines) >= 3 and lines[0] == lines[-1] == _SNIPPETS:
+            matches = [_INCLUDED.match(line) for line in lines[1:-1]]
+        else:
+            matches = [_INCLUDE.match(line) for line in lines]
         if lines and all(matches):
             return [m for m in matches if m is not None]
         return None
