@@ -75,6 +75,17 @@ def timeout_problem(raw: Any) -> ArgError:
     )
 
 
+def timeout_too_long(raw: int, most: int) -> ArgError:
+    from pedelec.schema import ArgError
+
+    return ArgError(
+        "/timeoutMs",
+        "timeoutMs",
+        f"this call's timeout may be at most {most} ms, got {raw}; ask for less or leave "
+        "timeoutMs out to use the tool's own timeout",
+    )
+
+
 class _Enough(Exception):
     """Stops the walk once ``limit`` undeclared properties are found."""
 

@@ -24,6 +24,8 @@ class Limits:
         max_pattern_length: Longest string, in code points, that a schema ``pattern`` is run on;
             a longer string fails ``pattern`` without being searched (default 4096).
         max_errors: Most validation errors reported for one call (default 50).
+        max_call_timeout_ms: Largest per-call ``timeoutMs`` an agent may ask for (default
+            600 000, ten minutes), so an agent cannot lift a tool's timeout for good.
 
     Example:
         >>> from pedelec import Limits, Session
@@ -33,6 +35,7 @@ class Limits:
     __slots__ = (
         "max_args_bytes",
         "max_args_values",
+        "max_call_timeout_ms",
         "max_depth",
         "max_errors",
         "max_pattern_length",
@@ -43,6 +46,7 @@ class Limits:
     max_depth: int
     max_pattern_length: int
     max_errors: int
+    max_call_timeout_ms: int
 
     def __init__(
         self,
@@ -52,6 +56,7 @@ class Limits:
         max_depth: int = 64,
         max_pattern_length: int = 4096,
         max_errors: int = 50,
+        max_call_timeout_ms: int = 600_000,
     ) -> None:
         values = {
             "max_args_bytes": max_args_bytes,
@@ -59,6 +64,7 @@ class Limits:
             "max_depth": max_depth,
             "max_pattern_length": max_pattern_length,
             "max_errors": max_errors,
+            "max_call_timeout_ms": max_call_timeout_ms,
         }
         for name, value in values.items():
             if type(value) is not int or value < 1:

@@ -29,6 +29,7 @@ from pedelec._args import (
     flat_copy,
     lenient_types,
     timeout_problem,
+    timeout_too_long,
     unknown_args,
 )
 from pedelec._context import ToolCallContext
@@ -948,6 +949,8 @@ class Session:
                 timeout_ms = int(raw)
             else:
                 problems = [timeout_problem(raw)]
+            if problems is None and timeout_ms > self._limits.max_call_timeout_ms:
+                problems = [timeout_too_long(timeout_ms, self._limits.max_call_timeout_ms)]
         prepare = entry.prepare
         if prepare is not None:
             args = prepare(args)

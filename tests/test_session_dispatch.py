@@ -845,3 +845,40 @@ def test_dispatch_sync_never_raises(name: str, args: Any) -> None:
     assert isinstance(result, ToolResult)
     assert result.is_error is (result.error is not None)
     result.to_text()  # always serialisable
+
+
+def test_per_call_timeout_is_capped_by_limits() -> None:
+    """An agent cannot lift a tool's timeout past Limits.max_call_timeout_ms."""
+    from pedelec import Limits, Session
+
+    session = Session(limits=Limits(max_call_timeout_ms=5_000))
+
+    @session.on_tool(
+        "ping",
+        description="Ping.",
+        schema={"type": "object", "properties": {}},
+    )
+    def ping(args: dict[str, object]) -> str:
+        return "pong"
+
+    assert session.dispatch_sync("ping", {"timeoutMs": 5_000}).to_json() == "pong"
+    result = session.dispatch_sync("ping", {"timeoutMs": 5_001})
+    assert result.to_json() == {
+        "error": {
+            "code": "TOOL_ARGS_INVALID",
+            "message": 'Invalid arguments for tool "ping": /timeoutMs: this call\'s timeout may be '
+            "at most 5000 ms, got 5001; ask for less or leave timeoutMs out to use the tool's "
+            f"own timeout (timeoutMs). {AGAIN}",
+            "details": {
+                "tool": "ping",
+                "errors": [
+                    {
+                        "path": "/timeoutMs",
+                        "keyword": "timeoutMs",
+                        "message": "this call's timeout may be at most 5000 ms, got 5001; ask for "
+                        "less or leave timeoutMs out to use the tool's own timeout",
+                    }
+                ],
+            },
+        }
+    }

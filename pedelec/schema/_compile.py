@@ -394,8 +394,11 @@ def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
     ``s`` exactly when ``s`` is ``X`` or ``X + "\\n"`` (``$`` also matches before a final newline)
     with every character of ``X`` allowed and ``len(X)`` within the counts.
     """
-    from re import _constants as c  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
+    import importlib
+
+    # Private modules of re, without stubs; the result is checked shape by shape below.
+    c: Any = importlib.import_module("re._constants")
+    _parser: Any = importlib.import_module("re._parser")
 
     try:
         items = list(_parser.parse(source))
