@@ -15,6 +15,7 @@ traceback through a validator reads like any other code.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import re
 import sys
@@ -385,14 +386,66 @@ def _one_of_errors(
     )
 
 
+# ECMA-262 (non-unicode mode, no flags) meanings of the escapes and of "." where Python's differ.
+_ECMA_SPACE: Final = (
+    "\\t\\n\\x0b\\x0c\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+)
+_ECMA_OUTSIDE: Final = {
+    ".": "[^\\n\\r\\u2028\\u2029]",
+    "$": "\\Z",
+    "\\d": "[0-9]",
+    "\\D": "[^0-9]",
+    "\\w": "[A-Za-z0-9_]",
+    "\\W": "[^A-Za-z0-9_]",
+    "\\s": f"[{_ECMA_SPACE}]",
+    "\\S": f"[^{_ECMA_SPACE}]",
+}
+_ECMA_INSIDE: Final = {"\\d": "0-9", "\\w": "A-Za-z0-9_", "\\s": _ECMA_SPACE}
+
+
+@functools.lru_cache(maxsize=1024)
+def ecma_pattern(source: str) -> re.Pattern[str]:
+    """Compile a schema ``pattern`` so that it matches as ECMA-262 (JSON Schema's dialect) does.
+
+    Python's ``re`` differs from JavaScript's in ways an agent could use to slip past a
+    pattern: ``$`` also matches before a final newline (``"123\\n"`` passes ``^[0-9]+$``),
+    ``.`` matches ``\\r``, and ``\\d``/``\\w`` match non-ASCII digits and letters. The source
+    is rewritten token by token (outside and inside character classes) and compiled with
+    ``re.ASCII`` for ``\\b``; everything else means the same in both dialects for the portable
+    syntax the registration check allows.
+    """
+    out: list[str] = []
+    i, n, in_class = 0, len(source), False
+    while i < n:
+        ch = source[i]
+        token = source[i : i + 2] if ch == "\\" else ch
+        if in_class:
+            if token == "]":
+                in_class = False
+            out.append(_ECMA_INSIDE.get(token, token))
+        elif token == "[":
+            in_class = True
+            # "[^" and a "]" right after the opening bracket belong to the class's start.
+            j = i + 1
+            j += source.startswith("^", j)
+            j += source.startswith("]", j)
+            out.append(source[i:j])
+            i = j
+            continue
+        else:
+            out.append(_ECMA_OUTSIDE.get(token, token))
+        i += len(token)
+    return re.compile("".join(out), re.ASCII)
+
+
 def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
     """Recognise ``^[...]+$``-shaped patterns that ``str.strip`` can test without the regex engine.
 
     Returns ``(allowed characters, min count, max count)`` for a pattern that is exactly a start
     anchor, one repeated character class of printable ASCII literals and ranges (not negated),
-    and ``$``; otherwise ``None``. Python's ``re.search`` with such a pattern matches a string
-    ``s`` exactly when ``s`` is ``X`` or ``X + "\\n"`` (``$`` also matches before a final newline)
-    with every character of ``X`` allowed and ``len(X)`` within the counts.
+    and ``$``; otherwise ``None``. With ECMA-262 semantics (see ``ecma_pattern``) such a pattern
+    matches ``s`` exactly when every character of ``s`` is allowed and ``len(s)`` is within the
+    counts.
     """
     import importlib
 
@@ -536,7 +589,7 @@ class _Gen:
             checks.append((f"{v} not in {k}", f"{v} not in {k}", "enum", f"_m_enum({shown}, {v})"))
         if "pattern" in node:
             source = node["pattern"]
-            search = self.const(re.compile(source).search)
+            search = self.const(ecma_pattern(source).search)
             src = self.const(source)
             lim = self.const(self.pattern_limit)
             checks.append(
@@ -562,13 +615,9 @@ class _Gen:
                 self.checks_or_pass(ind, checks, p)
                 checks = []
                 allowed, low, high = fast
-                r = self.name("r")
                 k = self.const(allowed)
-                self.line(ind, f"{r} = {v}.strip({k})")
-                self.line(ind, f"if {r}:")
-                self.line(ind + 1, f"if {r} != '\\n' or {v}[-1] != '\\n':")
-                self.line(ind + 2, "return False")
-                self.line(ind + 1, f"{n} -= 1")
+                self.line(ind, f"if {v}.strip({k}):")
+                self.line(ind + 1, "return False")
                 if low > 0 or high < sys.maxsize:
                     lo, hi = self.const(low), self.const(high)
                     self.line(ind, f"if {n} < {lo} or {n} > {hi}:")
@@ -764,7 +813,7 @@ def accepts(node: dict[str, Any], value: Any) -> bool:
             n < node.get("minLength", 0)
             or n > node.get("maxLength", n)
             or ("enum" in node and value not in node["enum"])
-            or ("pattern" in node and re.search(node["pattern"], value) is None)
+            or ("pattern" in node and ecma_pattern(node["pattern"]).search(value) is None)
         )
     if kind == "number" or kind == "integer":
         if t is float:
