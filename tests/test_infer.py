@@ -19,8 +19,7 @@ from typing import Annotated, Any, Literal, NewType, NotRequired, Required, Type
 
 import annotated_types as at
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from jsonschema import Draft202012Validator
 from typing_extensions import Doc, ReadOnly, TypeAliasType
 

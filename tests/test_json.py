@@ -14,8 +14,7 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from pedelec._json import (
     NotJsonError,

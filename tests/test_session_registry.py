@@ -15,7 +15,7 @@ from pedelec.session import Session
 from pedelec.tools import define_tool, tool
 
 OBJ: Any = {"type": "object", "properties": {"n": {"type": "integer"}}}
-UPSTREAM = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "shape-rain-schemas.json"
+UPSTREAM = Path(__file__).resolve().parent / "upstream" / "shape-rain-schemas.json"
 
 
 def invalid(fn: Any, *args: Any, **kwargs: Any) -> PedelecError:
