@@ -757,6 +757,7 @@ _RUNTIME: Final[dict[str, Any]] = {
 }
 
 _serial = itertools.count(1)
+_BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
 
 
 def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[..., Any]:
@@ -780,8 +781,12 @@ def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[.
         ]
     # Constants and runtime helpers become parameters of a factory, so the inner function reads
     # them as closure cells (fast, like locals) and the source holds no schema text.
-    names = [*consts, *_RUNTIME, "type", "len", "str", "int", "float", "list", "dict", "set"]
-    source = "\n".join([f"def _factory({', '.join(names)}):", head, *gen.lines, *tail, ""])
+    body = "\n".join(gen.lines)
+    # Only the helpers and builtins this function uses become parameters: compile() time here
+    # grows with the source, and the full list would be half of a small validator's text.
+    free = {**consts, **{k: v for k, v in _RUNTIME.items() if k in body}}
+    free.update((b.__name__, b) for b in _BUILTINS if re.search(rf"\b{b.__name__}\b", body))
+    source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
     filename = f"<pedelec validator {next(_serial)} {mode}>"
     code = compile(source, filename, "exec")
     namespace: dict[str, Any] = {}
@@ -789,8 +794,7 @@ def _function(node: dict[str, Any], mode: str, pattern_limit: int) -> Callable[.
     import linecache
 
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    builtins = (type, len, str, int, float, list, dict, set)
-    fn: Callable[..., Any] = namespace["_factory"](*consts.values(), *_RUNTIME.values(), *builtins)
+    fn: Callable[..., Any] = namespace["_factory"](*free.values())
     return fn
 
 
