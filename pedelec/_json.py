@@ -731,6 +731,7 @@ def _explain(text: str, most_depth: int) -> _Problem | None:
     end = len(text)
     path: list[str | int] = []
     frames: list[set[str] | None] = []  # per open container: its keys so far, None for arrays
+    unscanned = sys.maxsize  # containers nested in more than this many frames are not scanned
     pos = _SPACE.match(text, 0).end()  # type: ignore[union-attr]
     expect_value = True
     while True:
@@ -750,11 +751,18 @@ def _explain(text: str, most_depth: int) -> _Problem | None:
                     )
                 # A container the C scanner accepts holds no problem (unless it nests too
                 # deeply): skip it at C speed, and walk only the containers that fail.
-                try:
-                    value, after = scan(text, pos)
-                except (ValueError, StopIteration, RecursionError):
-                    pass
-                else:
+                scanned = None
+                if len(frames) <= unscanned:
+                    try:
+                        scanned = scan(text, pos)
+                    except RecursionError:
+                        # The containers inside this one nest as deep as the scanner can go;
+                        # scanning each again would cost its whole recursion per level.
+                        unscanned = len(frames)
+                    except (ValueError, StopIteration):
+                        pass
+                if scanned is not None:
+                    value, after = scanned
                     room = most_depth - len(frames)
                     if (
                         most_depth == sys.maxsize
@@ -855,6 +863,8 @@ def _explain(text: str, most_depth: int) -> _Problem | None:
                     path.pop()
                     frames.pop()
                     pos += 1
+                    if len(frames) <= unscanned:
+                        unscanned = sys.maxsize
                 else:
                     return _Problem(
                         'expected "," or "]" after the item at ',
@@ -867,6 +877,8 @@ def _explain(text: str, most_depth: int) -> _Problem | None:
                 path.pop()
                 frames.pop()
                 pos += 1
+                if len(frames) <= unscanned:
+                    unscanned = sys.maxsize
                 continue
             if char != ",":
                 return _Problem(
