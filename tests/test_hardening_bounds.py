@@ -475,23 +475,77 @@ def test_a_50mb_string_the_schema_does_not_bound_reaches_the_handler() -> None:
     assert seen == [FIFTY_MB]
 
 
+# --- hostile sizes with the limits raised past them -----------------------------------------
+
+#: A developer may raise the bounds; the same inputs then go further in and must still be
+#: answered (the parser's own recursion limit is the last line for text).
+RAISED = Limits(max_depth=10**7, max_args_bytes=10**8, max_args_values=10**8)
+PARSER_LIMIT = (
+    "args are nested too deeply: the JSON text is nested 100000 levels deep, deeper than the "
+    "parser can go; send flatter args",
+    {"depth": DEEP},
+)
+RAISED_CASES: list[tuple[str, Callable[[], Any], str, dict[str, Any] | None]] = [
+    ("deep-array-text", deep_array_text, *PARSER_LIMIT),
+    ("deep-object-text", deep_object_text, *PARSER_LIMIT),
+    ("deep-array-dict", deep_list, *one_error("", "type", "expected object, got array of 1 item")),
+    (
+        "deep-array-in-dict",
+        lambda: {"numbers": deep_list()},
+        *one_error("/numbers/0", "type", "expected integer, got array of 1 item"),
+    ),
+    # Undeclared, so it reaches the handler: the validator looks at it once, in linear time.
+    ("deep-object-dict", deep_dict, "ran", None),
+    ("deep-array-undeclared", lambda: {"other": deep_list()}, "ran", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "expected", "details"),
+    [pytest.param(make, exp, details, id=name) for name, make, exp, details in RAISED_CASES],
+)
+def test_hostile_args_with_the_limits_raised(
+    make: Callable[[], Any], expected: str, details: dict[str, Any] | None
+) -> None:
+    echo = Echo(RAISED, HOSTILE)
+    result = echo.call(make())
+    if details is None:
+        assert ran(result)
+        assert len(echo.calls) == 1
+    else:
+        invalid(result, expected, details)
+        assert echo.calls == []
+
+
+def test_a_100000_deep_result_is_copied_and_serialised() -> None:
+    session = Session(limits=RAISED)
+    session.on_tool("mirror", description="Mirror.", schema=OPEN)(lambda args: args["a"])
+    result = session.dispatch_sync("mirror", {"a": deep_list()})
+    assert result.error is None
+    assert result.to_text() == "[" * DEEP + "]" * DEEP
+
+
 NO_HANG_SCRIPT = """
 import json, sys
 sys.path.insert(0, {tests!r})
-from test_hardening_bounds import HOSTILE, HOSTILE_CASES
+from test_hardening_bounds import HOSTILE, HOSTILE_CASES, RAISED, RAISED_CASES
 from pedelec import Session
 
-session = Session()
-session.on_tool("echo", description="Echo.", schema=HOSTILE)(lambda args: "ran")
-for name, make, _, _ in HOSTILE_CASES:
-    result = session.dispatch_sync("echo", make())
-    print(name, result.error.code if result.error else result.value, session.status, flush=True)
+for limits, cases in ((None, HOSTILE_CASES), (RAISED, RAISED_CASES)):
+    session = Session(limits=limits)
+    session.on_tool("echo", description="Echo.", schema=HOSTILE)(lambda args: "ran")
+    for name, make, _, _ in cases:
+        result = session.dispatch_sync("echo", make())
+        code = result.error.code if result.error else result.value
+        print(name, code, session.status, flush=True)
 """
 
 
 def test_hostile_args_never_hang_or_crash_the_interpreter() -> None:
     # A hard timeout far above the real cost (well under a second per case): a hang, a
     # RecursionError that escapes, or a MemoryError fails the test; nothing here is timed.
+    # Before the walks of deep values were made linear, the raised-limit cases alone took
+    # about 40 s.
     import pathlib
 
     tests = str(pathlib.Path(__file__).parent)
@@ -505,5 +559,9 @@ def test_hostile_args_never_hang_or_crash_the_interpreter() -> None:
     assert done.stderr == ""
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
-        f"{name} TOOL_ARGS_INVALID idle" for name, _, _, _ in HOSTILE_CASES
+        *(f"{name} TOOL_ARGS_INVALID idle" for name, _, _, _ in HOSTILE_CASES),
+        *(
+            f"{name} {'ran' if details is None else 'TOOL_ARGS_INVALID'} idle"
+            for name, _, _, details in RAISED_CASES
+        ),
     ]
