@@ -15,7 +15,6 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-import pytest
 from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +26,10 @@ HEAVY_MODULES = ("asyncio", "concurrent", "dataclasses", "difflib", "json", "log
 TEST_COMMAND = (
     "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
 )
-MAIN_JOB_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/python examples/validate_args.py"
+MAIN_JOB_COMMAND = (
+    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/pedelec tool-call"
+    """ examples/counter.py:session update_counter '{"delta": 3}'"""
+)
 
 
 def test_console_script_points_at_the_cli() -> None:
@@ -71,7 +73,21 @@ def test_readme_test_command_is_what_ci_runs() -> None:
 def test_readme_main_job_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"\n{MAIN_JOB_COMMAND}\n" in readme
-    assert (ROOT / "examples" / "validate_args.py").is_file()
+    assert (ROOT / "examples" / "counter.py").is_file()
+
+
+def test_main_job_answers_the_tool_call() -> None:
+    """The README's main job, run as the console script right after installation."""
+    script = Path(sys.executable).parent / "pedelec"
+    completed = subprocess.run(
+        [str(script), "tool-call", "examples/counter.py:session", "update_counter", '{"delta": 3}'],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert completed.stdout == '{\n  "ok": true,\n  "result": {\n    "value": 3\n  }\n}\n'
+    assert completed.stderr == ""
 
 
 def test_conformance_data_keeps_its_attribution() -> None:
@@ -107,9 +123,9 @@ def test_main_job_prints_the_checked_schema_and_every_error() -> None:
     ]
 
 
-def test_readme_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+def test_readme_quick_start_runs_as_written() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    session_block, validator_block = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    session_block, typed_block = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
 
     scope: dict[str, Any] = {}
     exec(compile(session_block, "README.md", "exec"), scope)
@@ -121,7 +137,27 @@ def test_readme_quick_start_runs_as_written(capsys: pytest.CaptureFixture[str]) 
     )
 
     scope = {}
-    exec(compile(validator_block, "README.md", "exec"), scope)
-    assert scope["validator"].is_valid({"delta": 3}) is True
-    assert scope["validator"].is_valid({"delta": "3"}) is False
-    assert capsys.readouterr().out == "/delta: must be <= 100, got 300 (maximum)\n"
+    exec(compile(typed_block, "README.md", "exec"), scope)
+    session = scope["session"]
+    assert session.dispatch_sync("move", {"steps": 2}).to_json() == {
+        "moved": 2,
+        "direction": "right",
+    }
+    assert session.tool_spec("move")["argsSchema"] == {
+        "type": "object",
+        "properties": {
+            "steps": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 10,
+                "description": "How many cells to move.",
+            },
+            "direction": {
+                "type": "string",
+                "enum": ["left", "right"],
+                "description": "Which way to go.",
+                "default": "right",
+            },
+        },
+        "required": ["steps"],
+    }
