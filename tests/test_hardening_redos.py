@@ -1,0 +1,467 @@
+"""Regular expressions on agent input: ReDoS patterns are refused, and patterns run on bounded text.
+
+A schema ``pattern`` is searched on strings an agent sends. Two protections are tested here:
+
+* registration refuses patterns that can backtrack catastrophically (exponentially), with an
+  ``INVALID_INPUT`` error that names the tool, the pointer and a fix; ``pedelec check`` reports
+  the same error for a target that declares one;
+* a pattern is only ever run on strings of at most ``Limits.max_pattern_length`` code points;
+  a longer string fails ``pattern`` without being searched (proved with a spy on the compiled
+  pattern, and with a pattern that registration accepts but that is quadratic, on a string that
+  would keep it busy for an hour, in a subprocess with a hard timeout).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pedelec import Limits, PedelecError, Session, ToolResult, compile_schema, define_tool
+from pedelec.cli import main
+from pedelec.schema import _compile
+from pedelec.schema._regex import pattern_problem
+
+AGAIN = "Correct the arguments and call the tool again."
+
+# Known catastrophic patterns (OWASP's ReDoS examples and the classic textbook ones), each with
+# the reason registration gives. The reason is also the whole of pattern_problem's answer.
+REDOS: list[tuple[str, str]] = [
+    (
+        r"^(a+)+$",
+        'the repeat "(a+)+" at position 1 contains the repeat "a+", so the same text can be split '
+        'between them in many ways; rewrite it without the nested quantifier, e.g. "a+"',
+    ),
+    (
+        r"([a-zA-Z]+)*",
+        'the repeat "([a-zA-Z]+)*" at position 0 contains the repeat "[a-zA-Z]+", so the same '
+        "text can be split between them in many ways; rewrite it without the nested quantifier, "
+        'e.g. "[a-zA-Z]*"',
+    ),
+    (
+        r"(a|aa)+",
+        'the repeat "(a|aa)+" at position 0 has alternatives that can match the same text, so it '
+        "can match the same input in many ways; rewrite the alternatives so that they start with "
+        "different characters",
+    ),
+    (
+        r"(a|a?)+",
+        'the repeat "(a|a?)+" at position 0 repeats something that can match the empty string, '
+        "so it can match the same input in many ways; rewrite it so that the repeated part must "
+        "match at least one character",
+    ),
+    (
+        r"(a|a)*",
+        'the repeat "(a|a)*" at position 0 has alternatives that can match the same text, so it '
+        "can match the same input in many ways; rewrite the alternatives so that they start with "
+        "different characters",
+    ),
+    (
+        r"(.*a){12}",
+        'the repeat "(.*a){12}" at position 0 has parts that can match the same characters, so '
+        "it can match the same input in many ways; rewrite it so that consecutive parts match "
+        "different characters",
+    ),
+    (
+        r"^(([a-z])+.)+[A-Z]([a-z])+$",
+        'the repeat "(([a-z])+.)+" at position 1 contains the repeat "([a-z])+", so the same '
+        "text can be split between them in many ways; rewrite it without the nested quantifier, "
+        'e.g. by ending each repetition with a character that "([a-z])+" cannot match',
+    ),
+    (
+        r"(\w+\s?)+$",
+        'the repeat "(\\w+\\s?)+" at position 0 contains the repeat "\\w+", so the same text can '
+        "be split between them in many ways; rewrite it without the nested quantifier, e.g. by "
+        'ending each repetition with a character that "\\w+" cannot match',
+    ),
+    (
+        r"^(\d+)+$",
+        'the repeat "(\\d+)+" at position 1 contains the repeat "\\d+", so the same text can be '
+        'split between them in many ways; rewrite it without the nested quantifier, e.g. "\\d+"',
+    ),
+    (
+        r"^(\w|\d)+$",
+        'the repeat "(\\w|\\d)+" at position 1 has alternatives that can match the same text, so '
+        "it can match the same input in many ways; rewrite the alternatives so that they start "
+        "with different characters",
+    ),
+    (
+        r"(x+x+)+y",
+        'the repeat "(x+x+)+" at position 0 contains the repeat "x+", so the same text can be '
+        "split between them in many ways; rewrite it without the nested quantifier, e.g. by "
+        'ending each repetition with a character that "x+" cannot match',
+    ),
+    (
+        r"^(a*)*$",
+        'the repeat "(a*)*" at position 1 contains the repeat "a*", so the same text can be split '
+        'between them in many ways; rewrite it without the nested quantifier, e.g. "a*"',
+    ),
+    (
+        r"(a+){2,9}",
+        'the repeat "(a+){2,9}" at position 0 contains the repeat "a+", so the same text can be '
+        "split between them in many ways; rewrite it without the nested quantifier, e.g. by "
+        'ending each repetition with a character that "a+" cannot match',
+    ),
+    (
+        r"^(.*?,){11}P",
+        'the repeat "(.*?,){11}" at position 1 has parts that can match the same characters, so '
+        "it can match the same input in many ways; rewrite it so that consecutive parts match "
+        "different characters",
+    ),
+    (
+        r"^([a-z0-9]+[-.]?)+[a-z0-9]+$",
+        'the repeat "([a-z0-9]+[-.]?)+" at position 1 contains the repeat "[a-z0-9]+", so the '
+        "same text can be split between them in many ways; rewrite it without the nested "
+        'quantifier, e.g. by ending each repetition with a character that "[a-z0-9]+" cannot '
+        "match",
+    ),
+]
+
+
+def problem(pattern: str, reason: str) -> str:
+    return f'pattern "{pattern}" can backtrack catastrophically on agent input: {reason}'
+
+
+def string_schema(pattern: str, **extra: Any) -> Any:
+    return {"type": "object", "properties": {"s": {"type": "string", "pattern": pattern, **extra}}}
+
+
+REDOS_PARAMS = [pytest.param(p, r, id=p) for p, r in REDOS]
+
+
+@pytest.mark.parametrize(("pattern", "reason"), REDOS_PARAMS)
+def test_pattern_problem_names_the_repeat_and_the_fix(pattern: str, reason: str) -> None:
+    assert pattern_problem(pattern) == problem(pattern, reason)
+
+
+@pytest.mark.parametrize(("pattern", "reason"), REDOS_PARAMS)
+def test_registration_refuses_redos_patterns(pattern: str, reason: str) -> None:
+    session = Session()
+    with pytest.raises(PedelecError) as caught:
+        session.on_tool("slug", description="Slug.", schema=string_schema(pattern))(lambda a: a)
+    assert caught.value.code == "INVALID_INPUT"
+    assert caught.value.message == (
+        f'Invalid schema for tool "slug" at /properties/s/pattern: {problem(pattern, reason)}.'
+    )
+    assert caught.value.details == {
+        "pointer": "/properties/s/pattern",
+        "keyword": "pattern",
+        "tool": "slug",
+    }
+    assert session.tool_names() == []
+
+
+NESTED_REDOS: Any = {
+    "type": "object",
+    "properties": {
+        "tags": {
+            "type": "array",
+            "items": {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": "^(a+)+$"}]},
+        }
+    },
+}
+NESTED_POINTER = "/properties/tags/items/oneOf/1/pattern"
+NESTED_REASON = problem("^(a+)+$", REDOS[0][1])
+
+
+def test_every_way_in_refuses_a_nested_redos_pattern() -> None:
+    ways = {
+        "define_tool": lambda: define_tool(
+            name="tags", description="Tags.", schema=NESTED_REDOS, handler=lambda args: args
+        ),
+        "from_manifest": lambda: Session.from_manifest(
+            {"tools": [{"name": "tags", "description": "Tags.", "argsSchema": NESTED_REDOS}]}
+        ),
+        "on_tool": lambda: Session().on_tool("tags", description="Tags.", schema=NESTED_REDOS)(
+            lambda args: args
+        ),
+    }
+    for way, register in ways.items():
+        with pytest.raises(PedelecError) as caught:
+            register()
+        assert caught.value.code == "INVALID_INPUT", way
+        assert caught.value.message == (
+            f'Invalid schema for tool "tags" at {NESTED_POINTER}: {NESTED_REASON}.'
+        )
+        assert caught.value.details == {
+            "pointer": NESTED_POINTER,
+            "keyword": "pattern",
+            "tool": "tags",
+        }
+    with pytest.raises(PedelecError) as caught:
+        compile_schema(NESTED_REDOS)
+    assert caught.value.message == f"Invalid schema at {NESTED_POINTER}: {NESTED_REASON}."
+    assert caught.value.details == {"pointer": NESTED_POINTER, "keyword": "pattern"}
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "a+",  # the fixes the messages suggest
+        "[a-zA-Z]*",
+        r"^\d+$",
+        r"^[a-z]+(-[a-z]+)*$",  # each repetition starts with a character the last one cannot
+        r"^[A-Z]{2}-\d{4}$",
+        r"^[^@\s]+@[^@\s]+$",
+        r"\s+$",
+    ],
+)
+def test_registration_accepts_unambiguous_patterns(pattern: str) -> None:
+    assert pattern_problem(pattern) is None
+    session = Session()
+    session.on_tool("slug", description="Slug.", schema=string_schema(pattern))(lambda args: 1)
+    assert session.tool_names() == ["slug"]
+
+
+# --- pedelec check -----------------------------------------------------------------------------
+
+TARGET = """
+from pedelec import Session
+
+session = Session()
+
+
+@session.on_tool(
+    "slug",
+    description="Make a slug.",
+    schema={{"type": "object", "properties": {{"s": {{"type": "string", "pattern": {pattern!r}}}}}}},
+)
+def slug(args):
+    return args["s"]
+"""
+
+
+@pytest.mark.parametrize(("pattern", "reason"), REDOS_PARAMS[:4])
+def test_pedelec_check_reports_a_redos_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str, reason: str
+) -> None:
+    # Registration refuses the pattern, so loading the target fails and check reports that
+    # error (with its pointer) instead of a list of findings.
+    path = tmp_path / "redos_tools.py"
+    path.write_text(TARGET.format(pattern=pattern))
+    assert main(["check", f"{path}:session"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f'error: INVALID_INPUT: Invalid schema for tool "slug" at /properties/s/pattern: '
+        f"{problem(pattern, reason)}.",
+        "1 error",
+    ]
+    assert err == ""
+
+
+def test_pedelec_check_passes_a_safe_pattern_and_warns_about_its_length(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "safe_tools.py"
+    path.write_text(TARGET.format(pattern=r"^[a-z]+(-[a-z]+)*$"))
+    assert main(["check", f"{path}:session"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [
+        "warning: slug /properties/s: property has no description to tell the model what to send",
+        "warning: slug /properties/s: string has a pattern but no maxLength, so the pattern runs "
+        "on text of any length",
+        "1 tool checked: 0 errors, 2 warnings",
+    ]
+
+
+# --- patterns only run on strings within max_pattern_length -------------------------------------
+
+
+class SpyPattern:
+    """Stands in for a compiled pattern and records the length of every string searched."""
+
+    def __init__(self, real: Any, searched: list[int]) -> None:
+        self.real = real
+        self.searched = searched
+
+    def search(self, text: str) -> Any:
+        self.searched.append(len(text))
+        return self.real.search(text)
+
+
+@pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Lengths of the strings every pattern compiled from now on is searched on."""
+    lengths: list[int] = []
+    real = _compile.ecma_pattern
+    monkeypatch.setattr(_compile, "ecma_pattern", lambda source: SpyPattern(real(source), lengths))
+    return lengths
+
+
+def fresh(schema: Any) -> Any:
+    """``schema`` with a unique description, so the validator cache cannot hand back code that
+    was generated before the spy was in place."""
+    return {**schema, "description": f"fresh {uuid.uuid4()}"}
+
+
+QUADRATIC = r"\s+$"  # accepted by registration; quadratic on many spaces followed by "x"
+
+BOUNDED: Any = {
+    "type": "object",
+    "properties": {
+        "s": {"type": "string", "pattern": QUADRATIC},
+        "list": {"type": "array", "items": {"type": "string", "pattern": QUADRATIC}},
+        "either": {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": QUADRATIC}]},
+    },
+}
+
+
+def too_long(path: str, length: int, limit: int) -> dict[str, str]:
+    return {
+        "path": path,
+        "keyword": "pattern",
+        "message": f'is {length} characters long, too long to check against pattern "\\\\s+$" '
+        f"(limit {limit}); send a shorter string",
+    }
+
+
+def mismatch(path: str, text: str) -> dict[str, str]:
+    return {
+        "path": path,
+        "keyword": "pattern",
+        "message": f'must match pattern "\\\\s+$", got "{text}"',
+    }
+
+
+def report(result: ToolResult) -> list[dict[str, str]]:
+    assert result.error is not None and result.error.code == "TOOL_ARGS_INVALID"
+    errors: list[dict[str, str]] = result.error.details["errors"]
+    listed = "; ".join(f"{e['path']}: {e['message']} ({e['keyword']})" for e in errors)
+    assert result.error.message == f'Invalid arguments for tool "t": {listed}. {AGAIN}'
+    return errors
+
+
+@pytest.mark.parametrize("kind", ["dict", "text"])
+def test_a_string_over_the_bound_fails_without_being_searched(
+    searched: list[int], kind: str
+) -> None:
+    session = Session(limits=Limits(max_pattern_length=100))
+    session.on_tool("t", description="T.", schema=fresh(BOUNDED))(lambda args: "ran")
+    long = " " * 100 + "x"
+    args: Any = {"s": long, "list": ["y", long], "either": long}
+    result = session.dispatch_sync("t", args if kind == "dict" else json.dumps(args))
+    # oneOf reports the branch's first error inside its own message.
+    either = (
+        'matches none of the 2 alternatives: [1] /either: expected integer, got string "'
+        + " " * 40
+        + '…"; [2] /either: is 101 characters long, too long to check against pattern "\\\\s+$" '
+        "(limit 100); send a shorter string"
+    )
+    assert report(result) == [
+        too_long("/s", 101, 100),
+        mismatch("/list/0", "y"),
+        too_long("/list/1", 101, 100),
+        {"path": "/either", "keyword": "oneOf", "message": either},
+    ]
+    assert searched  # the spy is in place: "y" was searched
+    assert max(searched) == 1
+
+
+@pytest.mark.parametrize("kind", ["dict", "text"])
+def test_a_string_at_the_bound_is_searched(searched: list[int], kind: str) -> None:
+    session = Session(limits=Limits(max_pattern_length=100))
+    session.on_tool("t", description="T.", schema=fresh(BOUNDED))(lambda args: "ran")
+    at_limit = " " * 99 + "x"
+    args: Any = {"s": at_limit}
+    result = session.dispatch_sync("t", args if kind == "dict" else json.dumps(args))
+    assert report(result) == [mismatch("/s", " " * 40 + "…")]
+    # Searched (by the fast check, and again while the error is collected), never cut short.
+    assert set(searched) == {100}
+    searched.clear()
+    ok = session.dispatch_sync("t", {"s": "x" + " " * 99})
+    assert ok.error is None and ok.value == "ran"
+    assert searched == [100]
+
+
+def test_compile_schema_applies_its_own_bound(searched: list[int]) -> None:
+    validator = compile_schema(fresh(BOUNDED), max_pattern_length=10)
+    assert validator.is_valid({"s": " " * 11}) is False
+    assert validator.errors({"s": " " * 11}) == [
+        _compile.ArgError(
+            "/s",
+            "pattern",
+            'is 11 characters long, too long to check against pattern "\\\\s+$" (limit 10); '
+            "send a shorter string",
+        )
+    ]
+    assert searched == []
+    assert validator.is_valid({"s": " " * 10}) is True
+    assert searched == [10]
+
+
+NO_HANG_SCRIPT = """
+import json
+from pedelec import Session
+
+session = Session()
+session.on_tool("t", description="T.", schema={schema!r})(lambda args: "ran")
+for label, args in (
+    ("dict", {{"s": " " * 1_000_000 + "x"}}),
+    ("text", json.dumps({{"s": " " * 990_000 + "x"}})),
+    ("list", {{"list": [" " * 5_000 + "x"] * 19}}),
+):
+    result = session.dispatch_sync("t", args)
+    errors = result.error.details["errors"]
+    print(label, result.error.code, sorted({{e["keyword"] for e in errors}}), len(errors), flush=True)
+"""
+
+
+def test_a_quadratic_pattern_on_a_megabyte_string_is_answered_at_once() -> None:
+    # Searching "\\s+$" on a million spaces and an "x" takes about an hour with Python's re
+    # (every start position scans to the end); under the bound it is never searched. The hard
+    # timeout is far above the real cost and proves the search did not run; nothing is timed.
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(NO_HANG_SCRIPT.format(schema=BOUNDED))],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.stderr == ""
+    assert done.stdout.splitlines() == [
+        "dict TOOL_ARGS_INVALID ['pattern'] 1",
+        "text TOOL_ARGS_INVALID ['pattern'] 1",
+        "list TOOL_ARGS_INVALID ['pattern'] 19",
+    ]
+
+
+POLYNOMIAL_SCRIPT = """
+from pedelec import PedelecError, Session
+
+for pattern, text in ((r"\\d+\\d+$", "1" * 4095 + "x"), ("a*a*b", "a" * 4096), (".*.*=.*", " " * 4096)):
+    session = Session()
+    try:
+        session.on_tool("t", description="T.", schema={{
+            "type": "object", "properties": {{"s": {{"type": "string", "pattern": pattern}}}}
+        }})(lambda args: "ran")
+    except PedelecError as exc:
+        print(pattern, exc.code, flush=True)
+        continue
+    result = session.dispatch_sync("t", {{"s": text}})
+    print(pattern, result.error.code if result.error else result.value, flush=True)
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="pedelec.schema._regex accepts polynomially ambiguous patterns (\\d+\\d+$, a*a*b, "
+    ".*.*=.*) that Python's re searches in cubic time: within the default max_pattern_length "
+    "(4096) one call blocks its thread (or the event loop) for 10-60 s",
+)
+def test_accepted_polynomial_patterns_are_answered_at_once_within_the_bound() -> None:
+    # Each pattern must be either refused at registration or searched quickly on the longest
+    # string the bound lets through; the hard timeout only catches a search that runs on.
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(POLYNOMIAL_SCRIPT.format())],
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
+    )
+    assert done.returncode == 0
