@@ -205,11 +205,25 @@ def handler_not_found(tool: str, rid: str | int) -> ToolResult:
 def handler_failed(tool: str, rid: str | int, exc: BaseException) -> ToolResult:
     kind = type(exc).__name__
     try:
-        text = str(exc)
+        text = _exception_text(exc)
     except Exception:  # an exception whose __str__ fails still becomes a result
         text = ""
     message = f'Tool "{tool}" failed: {kind}: {text}' if text else f'Tool "{tool}" failed: {kind}'
     return _err(tool, rid, TOOL_HANDLER_ERROR, message, {"tool": tool, "exception": kind})
+
+
+def _exception_text(exc: BaseException) -> str:
+    """What an exception says, minus the server's file names that some exceptions add.
+
+    ``OSError`` appends the file it failed on (``[Errno 2] No such file or directory:
+    '/srv/app/secrets.yaml'``) and ``SyntaxError`` the file and line; the agent gets the reason,
+    and the ``pedelec`` logger keeps the whole exception.
+    """
+    if isinstance(exc, OSError) and (exc.filename is not None or exc.filename2 is not None):
+        return str(exc.strerror or "")
+    if isinstance(exc, SyntaxError) and exc.filename is not None:
+        return str(exc.msg or "")
+    return str(exc)
 
 
 def details_not_json(tool: str, rid: str | int, exc: PedelecError, bad: NotJsonError) -> ToolResult:
