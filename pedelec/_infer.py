@@ -349,6 +349,56 @@ class _Unresolved(NamedTuple):
 _CTX_TEXT: Final = re.compile(r"(?:[\w.]+\.)?ToolCallContext(?:\s*\|\s*None)?")
 
 
+#: Compiled annotation strings (``from __future__ import annotations``): the same few texts
+#: ("int", "list[str]", …) recur across tools, and compiling them is most of evaluating them.
+_ANNOTATION_CODE: dict[str, types.CodeType] = {}
+
+
+def _plain_hints(target: Any) -> dict[str, Any] | None:
+    """Evaluate a plain function's annotations like ``get_type_hints``, or ``None`` to defer.
+
+    Handles the common case cheaply: string annotations are compiled once per text and
+    evaluated in the function's globals. Anything less plain (a wrapped or bound callable, a
+    failure, a forward reference left inside the result) goes back to ``get_type_hints``.
+    """
+    if not inspect.isfunction(target) or hasattr(target, "__wrapped__"):
+        return None
+    raw = target.__annotations__
+    globalns = target.__globals__
+    hints: dict[str, Any] = {}
+    try:
+        for name, annotation in raw.items():
+            text = annotation if isinstance(annotation, str) else None
+            if text is not None:
+                code = _ANNOTATION_CODE.get(text)
+                if code is None:
+                    code = compile(text, "<annotation>", "eval")
+                    if len(_ANNOTATION_CODE) < 4096:
+                        _ANNOTATION_CODE[text] = code
+                annotation = eval(code, globalns)  # what get_type_hints does, minus the compile
+            if annotation is None:
+                annotation = type(None)
+            # Evaluated text holds a forward reference only if it quotes a name in it.
+            if (text is None or "'" in text or '"' in text) and _has_forward_ref(annotation):
+                return None
+            hints[name] = annotation
+    except Exception:  # let get_type_hints and the per-parameter retry report it
+        return None
+    return hints
+
+
+def _has_forward_ref(annotation: Any) -> bool:
+    if isinstance(annotation, str | te.ForwardRef):
+        return True
+    origin = te.get_origin(annotation)
+    if origin is te.Literal:  # its arguments are values, strings included
+        return False
+    args = te.get_args(annotation)
+    if origin is te.Annotated:  # metadata (markers, a description string) is not a type
+        args = args[:1]
+    return any(_has_forward_ref(arg) for arg in args)
+
+
 def _resolve_hints(target: Any, signature: inspect.Signature) -> dict[str, Any]:
     """Evaluated annotations by parameter name (``Annotated`` kept).
 
@@ -356,6 +406,9 @@ def _resolve_hints(target: Any, signature: inspect.Signature) -> dict[str, Any]:
     that fails, each parameter is evaluated on its own so the error names the one at fault and an
     unresolvable return annotation does not matter.
     """
+    fast = _plain_hints(target)
+    if fast is not None:
+        return fast
     try:
         return te.get_type_hints(target, include_extras=True)
     except Exception:  # any failure of user annotations: retried one by one below
