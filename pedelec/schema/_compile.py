@@ -165,8 +165,8 @@ class Validator:
         then undeclared properties; for an array the items by index, then ``uniqueItems``.
         ``max_errors`` defaults to 50.
         """
-        if self.is_valid(value):
-            return []
+        # No is_valid() first: callers ask for errors when they already know the value is
+        # invalid, and the collecting walk finds nothing exactly when the value is valid.
         out = _Errors(DEFAULT_MAX_ERRORS if max_errors is None else max(1, max_errors))
         try:
             self._collect(value, (), out)
@@ -174,8 +174,6 @@ class Validator:
             pass
         except Exception as exc:  # a hostile non-JSON object raised while being examined
             out.items.append(((), "type", f"value could not be examined: {type(exc).__name__}"))
-        if not out.items:  # pragma: no cover - the generator guarantees an error; never crash
-            out.items.append(((), "type", "value does not match the schema"))
         new = tuple.__new__  # ArgError's own __new__ is a Python call; this one is C
         return [new(ArgError, (pointer(p) if p else "", k, m)) for p, k, m in out.items]
 
