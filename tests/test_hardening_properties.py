@@ -276,7 +276,7 @@ def test_a_default_is_accepted_exactly_when_it_is_valid(node: dict[str, Any], da
 
 
 def test_a_list_that_appears_twice_is_json_not_a_cycle() -> None:
-    # A regression the oracle comparison found in the check of undeclared values.
+    # Regression: the walk over undeclared values took any container seen before for a cycle.
     shared = [1]
     validator = compile_schema({"type": "object"})
     assert validator.is_valid({"a": [shared, shared], "b": {"c": shared, "d": shared}})
