@@ -956,9 +956,11 @@ class Session:
             args = prepare(args)
         validator = entry.validator
         if not validator.is_valid(args):
+            invalid = True
             if self._lenient and entry.lenient and type(args) is dict:
                 args = self._coerce(entry, args)
-            if not validator.is_valid(args):
+                invalid = not validator.is_valid(args)
+            if invalid:
                 problems = (problems or []) + validator.errors(
                     args, max_errors=self._limits.max_errors
                 )
