@@ -303,7 +303,8 @@ def _lint_schema(tool: str, schema: dict[str, Any], overlap: _Overlap) -> Iterat
                 "warning",
                 tool,
                 where,
-                "string has a pattern but no maxLength, so the pattern runs on text of any length",
+                "string has a pattern but no maxLength, so the agent may send any length (the "
+                "pattern runs on up to Limits.max_pattern_length characters; longer strings fail)",
             )
         for name, sub in node.get("properties", {}).items():
             if "description" not in sub:
