@@ -199,8 +199,9 @@ def test_pedelec_check_passes_a_safe_pattern_and_warns_about_its_length(
     out, _ = capsys.readouterr()
     assert out.splitlines() == [
         "warning: slug /properties/s: property has no description to tell the model what to send",
-        "warning: slug /properties/s: string has a pattern but no maxLength, so the pattern runs "
-        "on text of any length",
+        "warning: slug /properties/s: string has a pattern but no maxLength, so the agent may "
+        "send any length (the pattern runs on up to Limits.max_pattern_length characters; longer "
+        "strings fail)",
         "1 tool checked: 0 errors, 2 warnings",
     ]
 
