@@ -8,6 +8,7 @@ use each to slip a value past a pattern, so the validator rewrites them (``ecma_
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from hypothesis import given, strategies as st
@@ -71,7 +72,15 @@ def test_rewritten_source() -> None:
 
 
 # The str.strip fast path for ^[class]{m,n}$ must agree with the regex engine on every string.
-CLASS_PATTERNS = ["^[a-z0-9-]+$", "^[A-Za-z_.]{2,5}$", "^[a-z]*$", "^[ -~]+$", "^[a-c]{0,3}$"]
+CLASS_PATTERNS = [
+    "^[a-z0-9-]+$",
+    "^[A-Za-z_.]{2,5}$",
+    "^[a-z]*$",
+    "^[ -~]+$",
+    "^[a-c]{0,3}$",
+    "^ab-[a-c0-9]{1,3}$",
+    "^c[a-z]*$",
+]
 ALPHABET = "abcz-._A \n\r~\u00e90\u0661\u00a0"
 
 
@@ -82,3 +91,37 @@ def test_char_class_fast_path_agrees_with_regex(pattern: str, text: str) -> None
     expected = ecma_pattern(pattern).search(text) is not None
     assert validator.is_valid({"s": text}) is expected
     assert (validator.errors({"s": text}) == []) is expected
+
+
+# Plain-text patterns are tested with str methods instead of the regex engine.
+LITERAL_PATTERNS = ["^https://", "\\.pdf$", "^v1$", "a-b", "^\\$", "x\\.y$"]
+LITERAL_ALPHABET = "htps:/.dfv1a-b$xy\n"
+
+
+@pytest.mark.parametrize("pattern", LITERAL_PATTERNS)
+@given(text=st.text(alphabet=LITERAL_ALPHABET, max_size=10))
+def test_literal_fast_path_agrees_with_regex(pattern: str, text: str) -> None:
+    validator = compile_schema(_schema(pattern))
+    expected = ecma_pattern(pattern).search(text) is not None
+    assert validator.is_valid({"s": text}) is expected
+    assert (validator.errors({"s": text}) == []) is expected
+
+
+def test_literal_patterns_are_recognised() -> None:
+    from pedelec.schema._compile import _literal_pattern
+
+    assert _literal_pattern("^https://") == ("prefix", "https://")
+    assert _literal_pattern("\\.pdf$") == ("suffix", ".pdf")
+    assert _literal_pattern("^v1$") == ("exact", "v1")
+    assert _literal_pattern("a-b") == ("inside", "a-b")
+    assert _literal_pattern("^a+$") is None
+    assert _literal_pattern("^(ab)$") is None
+
+
+def test_prefixed_class_patterns_are_recognised() -> None:
+    from pedelec.schema._compile import _char_class_pattern
+
+    assert _char_class_pattern("^card-[0-9]{1,8}$") == ("card-", "0123456789", 1, 8)
+    assert _char_class_pattern("^[a-c]+$") == ("", "abc", 1, sys.maxsize)
+    assert _char_class_pattern("^[^a]+$") is None
+    assert _char_class_pattern("^a[bc]") is None

@@ -458,14 +458,39 @@ def ecma_pattern(source: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.ASCII)
 
 
-def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
-    """Recognise ``^[...]+$``-shaped patterns that ``str.strip`` can test without the regex engine.
+def _literal_pattern(source: str) -> tuple[str, str] | None:
+    """Recognise a pattern that is plain text with optional anchors: ``^https://``, ``\\.pdf$``.
 
-    Returns ``(allowed characters, min count, max count)`` for a pattern that is exactly a start
-    anchor, one repeated character class of printable ASCII literals and ranges (not negated),
-    and ``$``; otherwise ``None``. With ECMA-262 semantics (see ``ecma_pattern``) such a pattern
-    matches ``s`` exactly when every character of ``s`` is allowed and ``len(s)`` is within the
-    counts.
+    Returns ``(how, text)`` with ``how`` one of ``prefix``, ``suffix``, ``exact``, ``inside``;
+    with ECMA-262 semantics ``$`` is the very end, so these are ``startswith``, ``endswith``,
+    ``==`` and ``in``.
+    """
+    import importlib
+
+    c: Any = importlib.import_module("re._constants")
+    parser: Any = importlib.import_module("re._parser")
+    try:
+        items = list(parser.parse(source))
+    except Exception:  # pragma: no cover - the schema check only lets compiling patterns in
+        return None
+    start = bool(items) and items[0] == (c.AT, c.AT_BEGINNING)
+    end = bool(items) and items[-1] == (c.AT, c.AT_END)
+    body = items[int(start) : len(items) - int(end)]
+    if not body or any(op is not c.LITERAL for op, _ in body):
+        return None
+    text = "".join(chr(code) for _, code in body)
+    how = {(True, True): "exact", (True, False): "prefix", (False, True): "suffix"}
+    return how.get((start, end), "inside"), text
+
+
+def _char_class_pattern(source: str) -> tuple[str, str, int, int] | None:
+    """Recognise ``^prefix[...]{m,n}$`` patterns that ``str.strip`` can test without regexes.
+
+    Returns ``(prefix, allowed characters, min count, max count)`` for a pattern that is exactly
+    a start anchor, optional literal text, one repeated character class of printable ASCII
+    literals and ranges (not negated), and ``$``; otherwise ``None``. With ECMA-262 semantics
+    (see ``ecma_pattern``) such a pattern matches ``s`` exactly when ``s`` starts with the
+    prefix, every later character is allowed, and their count is within the bounds.
     """
     import importlib
 
@@ -478,13 +503,15 @@ def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
     except Exception:  # pragma: no cover - the schema check only lets compiling patterns in
         return None
     if (
-        len(items) != 3
+        len(items) < 3
         or items[0] != (c.AT, c.AT_BEGINNING)
-        or items[2] != (c.AT, c.AT_END)
-        or items[1][0] is not c.MAX_REPEAT
+        or items[-1] != (c.AT, c.AT_END)
+        or items[-2][0] is not c.MAX_REPEAT
+        or any(op is not c.LITERAL for op, _ in items[1:-2])
     ):
         return None
-    low, high, body = items[1][1]
+    prefix = "".join(chr(code) for _, code in items[1:-2])
+    low, high, body = items[-2][1]
     body = list(body)
     if len(body) != 1 or body[0][0] is not c.IN:
         return None
@@ -497,7 +524,39 @@ def _char_class_pattern(source: str) -> tuple[str, int, int] | None:
         else:
             return None
     upper = sys.maxsize if high is c.MAXREPEAT else int(high)
-    return "".join(sorted(set(chars))), int(low), upper
+    return prefix, "".join(sorted(set(chars))), int(low), upper
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _discriminator(branches: list[dict[str, Any]]) -> tuple[str, dict[str, int]] | None:
+    """Find a tag that tells ``oneOf`` object branches apart: ``(property, value -> branch)``.
+
+    The property must be required in every branch and be a plain string node with an ``enum``,
+    and no value may appear in two branches' enums; then a value's tag picks the only branch
+    that could accept it.
+    """
+    if len(branches) < 2 or any(b.get("type") != "object" for b in branches):
+        return None
+    first = branches[0]
+    for key in first.get("required", ()):
+        table: dict[str, int] = {}
+        for i, branch in enumerate(branches):
+            sub = branch.get("properties", {}).get(key)
+            if (
+                key not in branch.get("required", ())
+                or not isinstance(sub, dict)
+                or sub.get("type") != "string"
+                or "enum" not in sub
+                or any(value in table for value in sub["enum"])
+            ):
+                break
+            table.update((value, i) for value in sub["enum"])
+        else:
+            return key, table
+    return None
 
 
 # --- the generator ----------------------------------------------------------------------------
@@ -587,6 +646,20 @@ class _Gen:
         if self.err:
             self.line(ind, f"_one_of_errors({v}, {self.path(p)}, out, {self.const(branches)})")
             return
+        tag = _discriminator(node["oneOf"])
+        if tag is not None:
+            # A tagged union: at most one branch can accept a given tag value, so run only that
+            # branch (every other branch would fail its own enum check on the tag).
+            key, table = tag
+            k = self.const(key)
+            by_tag = self.const({value: branches[i]._bool_function() for value, i in table.items()})
+            d = self.name("d")
+            self.line(ind, f"if type({v}) is not dict:")
+            self.line(ind + 1, "return False")
+            self.line(ind, f"{d} = {v}.get({k})")
+            self.line(ind, f"if type({d}) is not str or not {by_tag}.get({d}, _never)({v}):")
+            self.line(ind + 1, "return False")
+            return
         calls = " + ".join(f"{self.const(b._bool_function())}({v})" for b in branches)
         self.line(ind, f"if ({calls}) != 1:")
         self.line(ind + 1, "return False")
@@ -620,8 +693,20 @@ class _Gen:
                     f"_m_pattern_too_long({src}, {lim}, {n})",
                 )
             )
-            fast = None if self.err else _char_class_pattern(source)
-            if fast is None:
+            literal = None if self.err else _literal_pattern(source)
+            fast = None if self.err or literal else _char_class_pattern(source)
+            if literal is not None:
+                # A pattern that is only text, anchored or not: a str method, no regex engine.
+                how, text = literal
+                t = self.const(text)
+                test = {
+                    "prefix": f"not {v}.startswith({t})",
+                    "suffix": f"not {v}.endswith({t})",
+                    "exact": f"{v} != {t}",
+                    "inside": f"{t} not in {v}",
+                }[how]
+                checks.append((test, test, "pattern", f"_m_pattern({src}, {v})"))
+            elif fast is None:
                 checks.append(
                     (
                         f"{search}({v}) is None",
@@ -634,9 +719,14 @@ class _Gen:
                 # str.strip in C instead of the regex engine, about 3x faster per string.
                 self.checks_or_pass(ind, checks, p)
                 checks = []
-                allowed, low, high = fast
+                prefix, allowed, low, high = fast
                 k = self.const(allowed)
-                self.line(ind, f"if {v}.strip({k}):")
+                if prefix:
+                    pre, size = self.const(prefix), len(prefix)
+                    self.line(ind, f"if not {v}.startswith({pre}) or {v}[{size}:].strip({k}):")
+                    low, high = low + size, min(high + size, sys.maxsize)
+                else:
+                    self.line(ind, f"if {v}.strip({k}):")
                 self.line(ind + 1, "return False")
                 if low > 0 or high < sys.maxsize:
                     lo, hi = self.const(low), self.const(high)
@@ -757,6 +847,7 @@ class _Gen:
 
 _RUNTIME: Final[dict[str, Any]] = {
     "_MISSING": _MISSING,
+    "_never": _never,
     "_extras_errors": _extras_errors,
     "_extras_ok": _extras_ok,
     "_first_duplicate": _first_duplicate,
