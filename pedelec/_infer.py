@@ -169,7 +169,7 @@ def infer_tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    max_pattern_length: int = 4096,
+    max_pattern_length: int = 1024,
 ) -> InferredTool:
     """Infer a tool's schema and handler from a typed function.
 

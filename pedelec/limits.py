@@ -22,7 +22,8 @@ class Limits:
             a Python dict, the dict-input counterpart of ``max_args_bytes`` (default 100 000).
         max_depth: Deepest nesting of arrays and objects in args (default 64).
         max_pattern_length: Longest string, in code points, that a schema ``pattern`` is run on;
-            a longer string fails ``pattern`` without being searched (default 4096).
+            a longer string fails ``pattern`` without being searched (default 1024; polynomial
+            patterns such as ``\\d+\\d+$`` stay within about a second at that length).
         max_errors: Most validation errors reported for one call (default 50).
         max_call_timeout_ms: Largest per-call ``timeoutMs`` an agent may ask for (default
             600 000, ten minutes), so an agent cannot lift a tool's timeout for good.
@@ -54,7 +55,7 @@ class Limits:
         max_args_bytes: int = 1_000_000,
         max_args_values: int = 100_000,
         max_depth: int = 64,
-        max_pattern_length: int = 4096,
+        max_pattern_length: int = 1024,
         max_errors: int = 50,
         max_call_timeout_ms: int = 600_000,
     ) -> None:

@@ -413,7 +413,7 @@ HOSTILE_CASES: list[tuple[str, Callable[[], Any], str, dict[str, Any]]] = [
             "/word",
             "pattern",
             f'is {FIFTY_MB} characters long, too long to check against pattern "^a+$" '
-            "(limit 4096); send a shorter string",
+            "(limit 1024); send a shorter string",
         ),
     ),
     ("1M-array-text", lambda: json.dumps({"numbers": list(range(MILLION))}), *TOO_LARGE),

@@ -33,7 +33,7 @@ def _get_lock() -> Any:
     return _lock
 
 
-def compile_schema(schema: Any, *, max_pattern_length: int = 4096) -> Validator:
+def compile_schema(schema: Any, *, max_pattern_length: int = 1024) -> Validator:
     """Check a Tool Args Schema and return its compiled, cached validator.
 
     The schema is checked like tool registration checks it (every rule of the subset) and

@@ -964,7 +964,7 @@ def accepts(node: dict[str, Any], value: Any) -> bool:
     return _extras_ok(value, frozenset(properties))
 
 
-def compile_node(node: dict[str, Any], *, max_pattern_length: int = 4096) -> Validator:
+def compile_node(node: dict[str, Any], *, max_pattern_length: int = 1024) -> Validator:
     """Make a ``Validator`` for an already checked schema node (any kind); no check, no cache.
 
     Callers outside ``pedelec.schema`` want ``pedelec.compile_schema``, which checks and caches.
