@@ -136,15 +136,18 @@ def load_target(target: str) -> Session:
             usage=True,
         )
     try:
-        inspect.signature(obj).bind()
-    except TypeError:
-        raise TargetError(
-            f"{target} needs arguments; point TARGET at a Session "
-            "or a function that takes none and returns one",
-            usage=True,
-        ) from None
-    except ValueError:
-        pass  # no signature to inspect (some builtins): just try the call
+        signature: inspect.Signature | None = inspect.signature(obj)
+    except ValueError:  # no signature to inspect (some builtins): just try the call
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind()
+        except TypeError:
+            raise TargetError(
+                f"{target} needs arguments; point TARGET at a Session "
+                "or a function that takes none and returns one",
+                usage=True,
+            ) from None
     try:
         made = obj()
     except PedelecError as exc:
