@@ -193,7 +193,7 @@ def test_bad_json_and_unknown_tools_exit_2(run: Run, argv: tuple[str, ...], err:
 
 
 def counter_session() -> Session:
-    from pedelec._target import load_target
+    from pedelec.cli._target import load_target
 
     return load_target(COUNTER)
 

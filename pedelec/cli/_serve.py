@@ -12,7 +12,7 @@ concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
     import socket
@@ -21,7 +21,14 @@ if TYPE_CHECKING:
 
     from pedelec.session import Session
 
-__all__ = ["build_server", "mcp_available", "serve"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "build_server", "mcp_available", "serve"]
+
+#: Where ``pedelec serve --transport http`` listens unless told otherwise: this machine only.
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8000
+
+# Connections the kernel queues while the server starts (the usual ``SOMAXCONN`` floor).
+_LISTEN_BACKLOG: Final = 128
 
 
 def mcp_available() -> bool:
@@ -96,7 +103,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.bind(address)
     # Listening before the announcement means a client that reads the URL and connects at
     # once waits in the backlog instead of being refused.
-    sock.listen(128)
+    sock.listen(_LISTEN_BACKLOG)
     return sock
 
 
@@ -104,8 +111,8 @@ def serve(
     session: Session,
     *,
     transport: Literal["stdio", "http"] = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
 ) -> None:
     """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
 

@@ -1,0 +1,197 @@
+"""The commands behind ``pedelec``: each takes the parsed arguments and stdout, returns an exit code."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import TYPE_CHECKING, Any, Final, TextIO
+
+from pedelec.cli._lint import describe_load_error, lint_session
+from pedelec.cli._target import TargetError, load_target
+from pedelec.errors import PedelecError
+
+if TYPE_CHECKING:
+    from pedelec.session import Session
+
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "FORMATS",
+    "MCP_INSTALL",
+    "Fail",
+    "check",
+    "manifest",
+    "serve",
+    "tool_call",
+    "tool_spec",
+    "tools",
+]
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+
+MCP_INSTALL: Final = "pip install 'pedelec[mcp]'"
+
+FORMATS: Final = ("pedelec", "openai", "openai-responses", "anthropic", "mcp")
+
+
+class Fail(Exception):
+    """Stop the command: print ``message`` on stderr and exit with ``code``."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _dumps(value: Any) -> str:
+    import json
+
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _load(target: str) -> Session:
+    # stdout carries the command's JSON (or, under serve, the MCP protocol): whatever the
+    # target prints while loading goes to stderr instead.
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return load_target(target)
+    except TargetError as exc:
+        raise Fail(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILED) from exc
+
+
+def _spec(session: Session, name: str) -> dict[str, Any]:
+    try:
+        return session.tool_spec(name)
+    except PedelecError as exc:  # TOOL_NOT_FOUND, with the session's "did you mean" hint
+        raise Fail(exc.message, EXIT_USAGE) from exc
+
+
+# --- tools, tool-spec, tool-call, manifest ------------------------------------------------------
+
+
+def tools(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec tools``: one line per tool, its name and the first line of its description."""
+    session = _load(ns.target)
+    specs = session.manifest()["tools"]
+    width = max((len(spec["name"]) for spec in specs), default=0)
+    for spec in specs:
+        lines = spec["description"].strip().splitlines()
+        first = lines[0].strip() if lines else ""
+        print(f"{spec['name']:<{width}}  {first}".rstrip(), file=out)
+    return EXIT_OK
+
+
+def tool_spec(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec tool-spec``: one tool's spec as JSON."""
+    session = _load(ns.target)
+    print(_dumps(_spec(session, ns.name)), file=out)
+    return EXIT_OK
+
+
+def _read_args(text: str) -> Any:
+    from pedelec._json import parse_json_args
+
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        return parse_json_args(text)
+    except PedelecError as exc:
+        raise Fail(exc.message, EXIT_USAGE) from exc
+
+
+def tool_call(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec tool-call``: call a tool the way an agent would and print the result as JSON."""
+    args = _read_args(ns.args)
+    session = _load(ns.target)
+    _spec(session, ns.name)
+    with contextlib.redirect_stdout(sys.stderr):  # a handler's prints must not break the JSON
+        result = session.dispatch_sync(ns.name, args)
+    if result.error is not None:
+        print(_dumps({"ok": False, "error": result.error.to_dict()}), file=out)
+        return EXIT_FAILED
+    print(_dumps({"ok": True, "result": result.value}), file=out)
+    return EXIT_OK
+
+
+def _export(session: Session, fmt: str) -> Any:
+    if fmt == "openai":
+        from pedelec.adapters.openai import chat_tools
+
+        return chat_tools(session)
+    if fmt == "openai-responses":
+        from pedelec.adapters.openai import responses_tools
+
+        return responses_tools(session)
+    if fmt == "anthropic":
+        from pedelec.adapters.anthropic import tools as anthropic_tools
+
+        return anthropic_tools(session)
+    if fmt == "mcp":
+        from pedelec.adapters.mcp import tools as mcp_tools
+
+        return mcp_tools(session)
+    return session.manifest()
+
+
+def manifest(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec manifest``: the tools as the pedelec manifest or one provider's tool list."""
+    session = _load(ns.target)
+    try:
+        exported = _export(session, ns.format)
+    except PedelecError as exc:
+        raise Fail(str(exc), EXIT_FAILED) from exc
+    print(_dumps(exported), file=out)
+    return EXIT_OK
+
+
+# --- check --------------------------------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def check(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec check``: load the session, print its findings and a one-line summary."""
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            session = load_target(ns.target)
+    except TargetError as exc:
+        if exc.usage or exc.error is None:
+            raise Fail(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILED) from exc
+        print(f"error: {describe_load_error(exc.error)}", file=out)
+        print("1 error", file=out)
+        return EXIT_FAILED
+    findings = lint_session(session)
+    for finding in findings:
+        print(finding, file=out)
+    errors = sum(f.severity == "error" for f in findings)
+    warnings = len(findings) - errors
+    print(
+        f"{_plural(len(session.tool_names()), 'tool')} checked: {_plural(errors, 'error')}, "
+        f"{_plural(warnings, 'warning')}",
+        file=out,
+    )
+    if errors or (warnings and ns.strict):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+# --- serve --------------------------------------------------------------------------------------
+
+
+def serve(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec serve``: serve the session's tools over MCP until stopped."""
+    from pedelec.cli import _serve
+
+    if not _serve.mcp_available():
+        raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
+    session = _load(ns.target)
+    session.lenient_json_args = True
+    # Ctrl-C is how a server is stopped, not a failure.
+    with contextlib.suppress(KeyboardInterrupt):
+        _serve.serve(session, transport=ns.transport, host=ns.host, port=ns.port)
+    return EXIT_OK

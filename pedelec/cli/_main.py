@@ -1,0 +1,46 @@
+"""``main``: parse the command line, run one command, turn its failure into one line and a code."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Sequence
+
+from pedelec.cli._commands import EXIT_FAILED, EXIT_USAGE, Fail
+from pedelec.cli._parser import build_parser
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pedelec`` command line and return its exit code.
+
+    Args:
+        argv: The arguments after the program name; ``None`` reads ``sys.argv[1:]``.
+
+    Returns:
+        0 on success, 1 when the call or check failed, 2 for a wrong command line.
+
+    Example:
+        >>> main(["tool-call", "examples/counter.py:session", "update_counter", '{"delta": 3}'])
+        0
+    """
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        code: int = ns.run(ns, sys.stdout)
+    except Fail as exc:
+        print(f"pedelec: error: {exc}", file=sys.stderr)
+        return exc.code
+    except BrokenPipeError:
+        # The reader left early (`pedelec manifest ... | head`): stop quietly, and point stdout
+        # at /dev/null so the interpreter's final flush does not complain either.
+        import os
+
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    return code

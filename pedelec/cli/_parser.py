@@ -1,0 +1,148 @@
+"""The ``pedelec`` argument parser: one subcommand per command, each with its help and examples."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from pedelec import __version__
+from pedelec.cli import _commands
+from pedelec.cli._commands import FORMATS, MCP_INSTALL
+from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_PORT
+
+__all__ = ["build_parser"]
+
+_TARGET_HELP: Final = (
+    "path/to/file.py:attr or package.module:attr, where attr is a pedelec Session "
+    "or a function that takes no arguments and returns one"
+)
+
+
+def _about(text: str, examples: Sequence[str]) -> str:
+    import textwrap
+
+    paragraphs = [textwrap.fill(p, 78) for p in text.split("\n\n")]
+    label = "example:" if len(examples) == 1 else "examples:"
+    return "\n\n".join([*paragraphs, "\n".join([label, *(f"  {e}" for e in examples)])])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``pedelec`` command line; each subcommand sets ``run`` to its command."""
+
+    def wide(prog: str) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog, max_help_position=24)
+
+    parser = argparse.ArgumentParser(
+        prog="pedelec",
+        description="Inspect, call, check and serve the tools of a pedelec session.",
+        epilog="TARGET is " + _TARGET_HELP + ". Run 'pedelec COMMAND --help' for details.",
+        formatter_class=wide,
+    )
+    parser.add_argument("--version", action="version", version=f"pedelec {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(
+        name: str, summary: str, about: str, examples: Sequence[str], run: Callable[..., int]
+    ) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=summary,
+            description=_about(about, examples),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        sub.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+        sub.set_defaults(run=run)
+        return sub
+
+    command(
+        "tools",
+        "list the tools: name and first line of description",
+        "List the session's tools, one per line: the name and the first line of its description.",
+        ["pedelec tools examples/counter.py:session"],
+        _commands.tools,
+    )
+    spec = command(
+        "tool-spec",
+        "print one tool's spec as JSON",
+        "Print one tool's spec as JSON: name, description, argsSchema and timeoutMs (when "
+        "the tool sets one).",
+        ["pedelec tool-spec examples/counter.py:session update_counter"],
+        _commands.tool_spec,
+    )
+    spec.add_argument("name", metavar="NAME", help="the tool's name")
+    call = command(
+        "tool-call",
+        "call a tool with JSON arguments",
+        'Call a tool the way an agent would and print {"ok": true, "result": ...} or '
+        '{"ok": false, "error": {...}}. Exits 0 when the call succeeded and 1 when it '
+        "returned an error.",
+        [
+            "pedelec tool-call examples/counter.py:session update_counter '{\"delta\": 3}'",
+            "echo '{\"delta\": -1}' | pedelec tool-call examples/counter.py:session "
+            "update_counter -",
+        ],
+        _commands.tool_call,
+    )
+    call.add_argument("name", metavar="NAME", help="the tool's name")
+    call.add_argument(
+        "args",
+        metavar="ARGS",
+        nargs="?",
+        default="{}",
+        help="the arguments as a JSON object (default {}); - reads them from stdin",
+    )
+    manifest = command(
+        "manifest",
+        "print the tools as a manifest or a provider's tool list",
+        "Print the session's tools as JSON: the pedelec manifest (the TypeScript SDK's "
+        "tools.json shape, with guidance), or the tool list that OpenAI Chat Completions, "
+        "the OpenAI Responses API, Anthropic or MCP expects.",
+        ["pedelec manifest examples/counter.py:session --format anthropic"],
+        _commands.manifest,
+    )
+    manifest.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="pedelec",
+        help="pedelec (default), openai (Chat Completions), openai-responses, anthropic or mcp",
+    )
+    check = command(
+        "check",
+        "load the session and lint its tools",
+        "Load the session (schema errors are shown with their tool and JSON pointer) and lint "
+        "its tools: arrays without maxItems, strings with a pattern but no maxLength, "
+        "properties without a description, oneOf branches that accept the same value, tools "
+        "without a handler, and names OpenAI and Anthropic cannot take.\n\n"
+        "Exits 1 on errors; warnings exit 0 unless --strict.",
+        ["pedelec check examples/counter.py:session --strict"],
+        _commands.check,
+    )
+    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    serve = command(
+        "serve",
+        "serve the tools over MCP (stdio or streamable HTTP)",
+        "Serve the session's tools to an MCP client (Claude Desktop, Claude Code, Cursor...). "
+        f"Needs the MCP SDK: {MCP_INSTALL}.\n\n"
+        "Arguments that should be arrays or objects but arrive as JSON text are parsed "
+        "(lenient JSON args), as some MCP clients send them that way.",
+        [
+            "pedelec serve examples/counter.py:session",
+            "pedelec serve examples/counter.py:session --transport http --port 8000",
+        ],
+        _commands.serve,
+    )
+    serve.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default) or http: streamable HTTP at http://HOST:PORT/mcp",
+    )
+    serve.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    return parser
