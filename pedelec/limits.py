@@ -1,15 +1,61 @@
-"""Resource bounds applied to the arguments an agent sends.
+"""Resource bounds applied to the arguments an agent sends, and every default pedelec uses.
 
 Agent-generated arguments are untrusted input. Every bound below stops a hostile or broken call
 early, with a ``TOOL_ARGS_INVALID`` result that says which bound was crossed, instead of letting it
 exhaust memory, recursion or CPU.
+
+Each default is one named constant here, so a number means one thing and changes in one place;
+the ``Limits`` defaults, the keyword defaults of ``compile_schema`` and typed-tool inference, and
+the bounds checked at registration all read them.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final, final
 
-__all__ = ["DEFAULT_LIMITS", "Limits"]
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DEFAULT_MAX_ARGS_BYTES",
+    "DEFAULT_MAX_ARGS_VALUES",
+    "DEFAULT_MAX_CALL_TIMEOUT_MS",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_ERRORS",
+    "DEFAULT_MAX_PATTERN_LENGTH",
+    "DEFAULT_TIMEOUT_MS",
+    "MAX_SCHEMA_DEPTH",
+    "MAX_TYPED_VALUE_DEPTH",
+    "Limits",
+]
+
+# --- per-call bounds: the defaults of ``Limits`` ------------------------------------------------
+
+#: Largest args JSON text accepted, in UTF-8 bytes (1 MB).
+DEFAULT_MAX_ARGS_BYTES: Final = 1_000_000
+#: Most JSON values (containers and scalars) in args given as a Python dict.
+DEFAULT_MAX_ARGS_VALUES: Final = 100_000
+#: Deepest nesting of arrays and objects in an agent's args.
+DEFAULT_MAX_DEPTH: Final = 64
+#: Longest string, in code points, a schema ``pattern`` is run on; polynomial patterns such as
+#: ``\d+\d+$`` stay within about a second at this length.
+DEFAULT_MAX_PATTERN_LENGTH: Final = 1024
+#: Most validation errors reported for one call.
+DEFAULT_MAX_ERRORS: Final = 50
+#: Largest per-call ``timeoutMs`` an agent may ask for (ten minutes).
+DEFAULT_MAX_CALL_TIMEOUT_MS: Final = 600_000
+
+# --- tools ----------------------------------------------------------------------------------
+
+#: The timeout of a tool that sets none, in milliseconds.
+DEFAULT_TIMEOUT_MS: Final = 60_000
+
+# --- registration bounds (fixed, not per session) ----------------------------------------------
+
+#: Deepest nesting of schema nodes accepted (the root node is level 1). Real schemas stay far
+#: below it; the bound keeps compiling and validating free of deep recursion.
+MAX_SCHEMA_DEPTH: Final = 64
+#: Deepest nesting of a typed parameter's default or example turned into JSON; deeper (or a
+#: value that contains itself) is refused at registration.
+MAX_TYPED_VALUE_DEPTH: Final = 64
 
 
 @final
@@ -52,12 +98,12 @@ class Limits:
     def __init__(
         self,
         *,
-        max_args_bytes: int = 1_000_000,
-        max_args_values: int = 100_000,
-        max_depth: int = 64,
-        max_pattern_length: int = 1024,
-        max_errors: int = 50,
-        max_call_timeout_ms: int = 600_000,
+        max_args_bytes: int = DEFAULT_MAX_ARGS_BYTES,
+        max_args_values: int = DEFAULT_MAX_ARGS_VALUES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_pattern_length: int = DEFAULT_MAX_PATTERN_LENGTH,
+        max_errors: int = DEFAULT_MAX_ERRORS,
+        max_call_timeout_ms: int = DEFAULT_MAX_CALL_TIMEOUT_MS,
     ) -> None:
         values = {
             "max_args_bytes": max_args_bytes,
