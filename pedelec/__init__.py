@@ -20,15 +20,13 @@ with a timeout, and turns every failure into a structured error the agent can ac
     >>> session.dispatch_sync("update_counter", {"delta": 3}).to_json()
     {'value': 3}
 
-Public names are imported on first use, so ``import pedelec`` stays cheap.
+Public names are imported on first use, so ``import pedelec`` stays cheap; type checkers and
+IDEs read them from the imports below, which only they see.
 """
 
-from __future__ import annotations
+import typing as _typing
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from pedelec._json import (
         parse_json_args as parse_json_args,
     )
@@ -46,6 +44,7 @@ if TYPE_CHECKING:
     )
     from pedelec.limits import (
         DEFAULT_LIMITS as DEFAULT_LIMITS,
+        DEFAULT_TIMEOUT_MS as DEFAULT_TIMEOUT_MS,
         Limits as Limits,
     )
     from pedelec.markers import (
@@ -84,7 +83,6 @@ if TYPE_CHECKING:
         ToolResult as ToolResult,
     )
     from pedelec.tools import (
-        DEFAULT_TIMEOUT_MS as DEFAULT_TIMEOUT_MS,
         ToolCallContext as ToolCallContext,
         ToolDefinition as ToolDefinition,
         define_tool as define_tool,
@@ -99,7 +97,7 @@ _EXPORTS: dict[str, str] = {
     "ArraySchema": "pedelec.schema.types",
     "BooleanSchema": "pedelec.schema.types",
     "DEFAULT_LIMITS": "pedelec.limits",
-    "DEFAULT_TIMEOUT_MS": "pedelec.tools",
+    "DEFAULT_TIMEOUT_MS": "pedelec.limits",
     "Description": "pedelec.markers",
     "ERROR_CODES": "pedelec.errors",
     "Examples": "pedelec.markers",
@@ -142,17 +140,69 @@ _EXPORTS: dict[str, str] = {
     "tool": "pedelec.tools",
 }
 
-__all__ = sorted(_EXPORTS)
+# A literal list, so type checkers and IDEs can read it; tests/test_exported_members.py holds
+# it equal to the table above.
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DEFAULT_TIMEOUT_MS",
+    "ERROR_CODES",
+    "INVALID_INPUT",
+    "SESSION_ENDED",
+    "SUBMIT_TOOL_RESULT_FAILED",
+    "TOOL_ARGS_INVALID",
+    "TOOL_HANDLER_ERROR",
+    "TOOL_HANDLER_NOT_FOUND",
+    "TOOL_NOT_FOUND",
+    "TOOL_TIMEOUT",
+    "ArgError",
+    "ArraySchema",
+    "BooleanSchema",
+    "Description",
+    "Examples",
+    "IntegerSchema",
+    "JsonValue",
+    "Limits",
+    "MaxItems",
+    "MaxLength",
+    "Maximum",
+    "MinItems",
+    "MinLength",
+    "Minimum",
+    "NumberSchema",
+    "ObjectSchema",
+    "OneOfSchema",
+    "Pattern",
+    "PedelecError",
+    "Session",
+    "SessionStatus",
+    "StringSchema",
+    "ToolArgsSchema",
+    "ToolArgsSchemaNode",
+    "ToolCallContext",
+    "ToolDefinition",
+    "ToolResult",
+    "UniqueItems",
+    "Validator",
+    "check_schema",
+    "compile_schema",
+    "define_tool",
+    "parse_json_args",
+    "tool",
+]
 
+if not _typing.TYPE_CHECKING:
+    # Hidden from type checkers, so a misspelt ``pedelec.Sesion`` is an error there, not ``Any``.
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pedelec' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'pedelec' has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(module), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    return [*__all__, "__version__"]
