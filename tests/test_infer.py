@@ -1,4 +1,4 @@
-"""Typed tools: schemas and handler calls inferred from signatures (``pedelec._infer``, issue 5).
+"""Typed tools: schemas and handler calls inferred from signatures (``pedelec.typed``, issue 5).
 
 ``INFERRED`` is the rule table as data: an annotation (and default) → the WHOLE root schema of a
 one-parameter tool. ``REJECTED`` holds the annotations that must fail, with whole messages. Then
@@ -25,7 +25,6 @@ from typing_extensions import Doc, ReadOnly, TypeAliasType
 
 from pedelec import compile_schema
 from pedelec._context import ToolCallContext
-from pedelec._infer import InferredTool, infer_tool
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.markers import (
     Description,
@@ -41,6 +40,7 @@ from pedelec.markers import (
 )
 from pedelec.schema import check_schema
 from pedelec.tools import HandlerSpec
+from pedelec.typed import InferredTool, infer_tool
 
 # --- types used by the table (module level: annotations are resolved in this module) ----------
 
