@@ -1,4 +1,4 @@
-"""Typed tools: schemas and handler calls inferred from signatures (``pedelec._infer``, issue 5).
+"""Typed tools: schemas and handler calls inferred from signatures (``pedelec.typed``, issue 5).
 
 ``INFERRED`` is the rule table as data: an annotation (and default) → the WHOLE root schema of a
 one-parameter tool. ``REJECTED`` holds the annotations that must fail, with whole messages. Then
@@ -25,7 +25,6 @@ from typing_extensions import Doc, ReadOnly, TypeAliasType
 
 from pedelec import compile_schema
 from pedelec._context import ToolCallContext
-from pedelec._infer import InferredTool, infer_tool
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.markers import (
     Description,
@@ -41,6 +40,7 @@ from pedelec.markers import (
 )
 from pedelec.schema import check_schema
 from pedelec.tools import HandlerSpec
+from pedelec.typed import InferredTool, infer_tool
 
 # --- types used by the table (module level: annotations are resolved in this module) ----------
 
@@ -688,6 +688,15 @@ REJECTED: list[tuple[str, Any, Any, str]] = [
             "make the members distinguishable (different JSON types, or disjoint values or bounds)"
         ),
     ),
+    (
+        "literal_matching_the_pattern",
+        Literal["12"] | Annotated[str, Pattern("^[0-9]+$")],
+        NO_DEFAULT,
+        where(
+            "the union Literal['12'] | str is ambiguous: Literal['12'] and str can both match "
+            f"\"12\", {AMBIGUOUS}; str already accepts those values; drop Literal['12'] or str"
+        ),
+    ),
     # parameters the call cannot fill, or the schema cannot describe
     (
         "any",
@@ -1282,6 +1291,31 @@ def test_call_converts_enums_integers_and_keeps_typeddicts_as_dicts() -> None:
     assert type(received["mark"]["labels"][0]["color"]) is Color
     assert type(received["mark"]["level"]) is Level
     assert repr(args) == snapshot  # the agent's args are not modified
+
+
+def test_a_literal_that_only_python_re_would_match_is_not_ambiguous() -> None:
+    # Regression (issue 10): the ambiguity check matched with Python's re, where "$" also
+    # matches before a final newline, and refused this union; ECMA-262 "$" is the very end.
+    def probe(x: Literal["1\n"] | Annotated[str, Pattern("^[0-9]+$")]) -> str:
+        """Probe."""
+        return x
+
+    inferred = infer_tool(probe)
+    assert inferred.schema == {
+        "type": "object",
+        "properties": {
+            "x": {
+                "oneOf": [
+                    {"type": "string", "enum": ["1\n"]},
+                    {"type": "string", "pattern": "^[0-9]+$"},
+                ]
+            }
+        },
+        "required": ["x"],
+    }
+    valid = {text: inferred.validator.is_valid({"x": text}) for text in ("1\n", "12", "12\n")}
+    assert valid == {"1\n": True, "12": True, "12\n": False}
+    assert inferred.handler.call({"x": "1\n"}, None) == "1\n"
 
 
 def test_call_picks_the_union_member_that_matches() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pedelec._context import ToolCallContext
+from pedelec._handlers import is_async_callable
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
 from pedelec.tools import (
@@ -16,7 +17,6 @@ from pedelec.tools import (
     ToolDefinition,
     define_tool,
     handler_spec,
-    is_async_callable,
     tool,
 )
 

@@ -1,0 +1,355 @@
+"""Typed tools: a tool's argument schema and handler call, inferred from a Python signature.
+
+``infer_tool(fn)`` reads ``fn``'s parameters, their annotations, defaults and docstring, and
+returns the tool's name, description, root object schema (always inside the Tool Args Schema
+subset) and a ``HandlerSpec`` that calls ``fn`` with keyword arguments.
+
+Annotation → node (DESIGN §8, issue 5):
+
+| annotation | node | the handler receives |
+| --- | --- | --- |
+| ``str`` / ``int`` / ``float`` / ``bool`` | string / integer / number / boolean | the value (``2.0`` for an ``int`` arrives as ``2``) |
+| ``list[T]``, ``Sequence[T]`` | array of T | a ``list`` |
+| a ``TypedDict`` | object (``Required``/``NotRequired``/``total``) | a ``dict`` |
+| ``dict[str, Any]`` | object with no declared properties | a ``dict`` |
+| ``Literal["a", "b"]`` | enum (one node per JSON type) | the value |
+| an ``Enum`` of strings or of integers | enum of its values | the member |
+| a union of distinguishable types | ``oneOf`` | as for the member that matched |
+| ``Annotated[T, marker...]`` | T's node plus the markers' keywords | as for T |
+| ``Optional[T]`` on a parameter | T, not required | ``None`` when absent (see below) |
+| ``ToolCallContext`` | (left out of the schema) | the call's context |
+
+Parameters with a default are not required; the default (as JSON) becomes ``default``.
+
+**null**: the subset has no null type, so a schema never allows ``null``. For a parameter whose
+annotation accepts ``None`` (``T | None``, or a ``None`` default), ``InferredTool.prepare_args``
+turns an explicit ``null`` into "absent" before validation: the parameter's default applies, or
+``None`` when it has none. Everywhere else ``null`` is a ``TOOL_ARGS_INVALID`` the agent can fix
+by leaving the key out.
+
+Ambiguity: ``oneOf`` means exactly one member matches, so a union whose members can match the
+same value (``int | float``: ``1``; ``list[int] | list[str]``: ``[]``) would reject that value for
+good. Such unions are ``INVALID_INPUT`` with a fix. Two object members count as distinguishable
+when each requires a key the other does not declare, or when a key required by one is declared
+by both with nodes that cannot match the same value (a ``Literal`` tag). Undeclared keys
+are allowed in objects, so an agent that mixes both members' keys is still told "matches more
+than one"; the rule guarantees that a value written for one member never matches another.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, final
+
+from pedelec._context import ToolCallContext
+from pedelec._handlers import HandlerSpec, is_async_callable
+from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.typed.convert import Convert
+from pedelec.typed.docstrings import parse_docstring
+from pedelec.typed.hints import Unresolved, resolve_hints, strip_none
+from pedelec.typed.shapes import Builder
+
+if TYPE_CHECKING:
+    from pedelec.schema._compile import Validator
+
+__all__ = ["InferredTool", "infer_tool"]
+
+
+@final
+class InferredTool:
+    """What ``infer_tool`` learned from a function: everything needed to register it.
+
+    Attributes:
+        name: The tool name (the function's ``__name__`` unless given).
+        description: The tool description (the docstring's first paragraph unless given).
+        schema: The root object schema, checked against the subset. It is built fresh for this
+            tool and shared with nothing, so a registry may keep it without copying (and must
+            not change it).
+        handler: A ``HandlerSpec`` whose ``call(args, ctx)`` calls the function with keyword
+            arguments built from validated args.
+        validator: The compiled validator of ``schema`` (from the ``compile_schema`` cache), so
+            registration does not check and compile the schema a second time.
+        nullable: Names of the parameters whose annotation accepts ``None``.
+    """
+
+    __slots__ = ("description", "handler", "name", "nullable", "schema", "validator")
+
+    name: str
+    description: str
+    schema: dict[str, Any]
+    handler: HandlerSpec
+    validator: Validator
+    nullable: frozenset[str]
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        handler: HandlerSpec,
+        validator: Validator,
+        nullable: frozenset[str] = frozenset(),
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.schema = schema
+        self.handler = handler
+        self.validator = validator
+        self.nullable = nullable
+
+    def prepare_args(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Treat an explicit ``null`` for a parameter that accepts ``None`` as an absent key.
+
+        Run it on the agent's args before validation. Returns ``args`` itself when there is
+        nothing to drop (the common case costs one check per nullable parameter), else a copy.
+
+        Example:
+            >>> def f(q: str, limit: int | None = None) -> str:
+            ...     "Search."
+            ...     return q
+            >>> infer_tool(f).prepare_args({"q": "x", "limit": None})
+            {'q': 'x'}
+        """
+        nullable = self.nullable
+        if not nullable or not isinstance(args, dict):
+            return args  # args that are not an object are the validator's to reject
+        for name in nullable:
+            if name in args and args[name] is None:
+                return {k: v for k, v in args.items() if v is not None or k not in nullable}
+        return args
+
+    def __repr__(self) -> str:
+        return f"InferredTool(name={self.name!r}, description={self.description!r})"
+
+
+def infer_tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    max_pattern_length: int = 1024,
+) -> InferredTool:
+    """Infer a tool's schema and handler from a typed function.
+
+    Args:
+        fn: A function (sync or ``async def``), a bound method, a ``functools.partial`` or a
+            callable object. Every parameter needs a supported annotation; see the module docs.
+        name: The tool name; defaults to ``fn.__name__``.
+        description: The tool description; defaults to the first paragraph of the docstring.
+        max_pattern_length: Passed to ``compile_schema`` for ``InferredTool.validator``.
+
+    Returns:
+        An ``InferredTool`` with the name, description, checked schema and handler.
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` when a parameter cannot be expressed in the subset
+            (``details`` ``{"tool", "parameter"}``), or when there is no description.
+
+    Example:
+        >>> from typing import Annotated, Literal
+        >>> from pedelec.markers import Maximum, Minimum
+        >>> def move(steps: Annotated[int, Minimum(1), Maximum(10)],
+        ...          direction: Literal["left", "right"] = "left") -> str:
+        ...     '''Move the cursor.
+        ...
+        ...     Args:
+        ...         steps: How far to move.
+        ...     '''
+        ...     return f"{direction} {steps}"
+        >>> tool = infer_tool(move)
+        >>> tool.schema["properties"]["steps"]
+        {'type': 'integer', 'minimum': 1, 'maximum': 10, 'description': 'How far to move.'}
+        >>> tool.schema["required"]
+        ['steps']
+        >>> tool.handler.call({"steps": 3}, None)
+        'left 3'
+    """
+    target = _annotated_callable(fn)
+    tool = name if name is not None else _default_name(fn)
+    doc = _docstring(fn, target)
+    summary, param_docs = parse_docstring(doc)
+    if description is None:
+        description = summary
+    if not description or (isinstance(description, str) and not description.strip()):
+        raise PedelecError(
+            INVALID_INPUT,
+            f'Tool "{tool}" has no description; give the function a docstring '
+            f'or pass description="..."',
+            {"tool": tool},
+        )
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise PedelecError(
+            INVALID_INPUT,
+            f'Tool "{tool}": cannot read the signature of {fn!r} ({exc}); '
+            f"wrap it in a def with annotated parameters",
+            {"tool": tool},
+        ) from None
+    hints = resolve_hints(target, signature)
+
+    builder = Builder(tool)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    plan: list[tuple[str, Convert | None, bool, bool]] = []
+    nullable: set[str] = set()
+    ctx_name: str | None = None
+    for param in signature.parameters.values():
+        builder.start(param.name)
+        if param.kind is param.POSITIONAL_ONLY:
+            raise builder.fail(
+                "positional-only parameters cannot be passed by keyword; "
+                "remove the / from the signature"
+            )
+        if param.kind is param.VAR_POSITIONAL:
+            raise builder.fail(
+                "*args cannot be described by a schema; declare each argument as its own "
+                "parameter, or one list[T] parameter"
+            )
+        if param.kind is param.VAR_KEYWORD:
+            raise builder.fail(
+                "**kwargs cannot be described by a schema; declare each argument as its own "
+                "parameter, or one TypedDict parameter"
+            )
+        annotation = hints.get(param.name, param.empty)
+        if annotation is param.empty:
+            raise builder.fail(
+                "it has no type annotation; annotate it (e.g. str, int, list[str], a TypedDict)"
+            )
+        if isinstance(annotation, Unresolved):
+            raise builder.fail(
+                f"its annotation {annotation.text!r} cannot be resolved ({annotation.reason}); "
+                f"define or import the name at module level"
+            )
+        annotation, accepts_none = strip_none(annotation)
+        if annotation is ToolCallContext:
+            if ctx_name is not None:
+                raise builder.fail(
+                    f'parameter "{ctx_name}" already receives the ToolCallContext; keep one'
+                )
+            ctx_name = param.name
+            continue
+        has_default = param.default is not param.empty
+        if has_default and param.default is None:
+            accepts_none = True
+        shape = builder.child(annotation, param_docs.get(param.name))
+        if has_default and param.default is not None:
+            shape.node["default"] = builder.json(param.default, "default")
+        properties[param.name] = shape.node
+        if not has_default and not accepts_none:
+            required.append(param.name)
+        if accepts_none:
+            nullable.add(param.name)
+        # A required-by-Python parameter that accepts None gets None when the agent leaves it out.
+        plan.append((param.name, shape.convert, accepts_none, accepts_none and not has_default))
+
+    schema = {"type": "object", "properties": properties, "required": required}
+    validator = _compiled(schema, tool, max_pattern_length)
+    call = _make_call(fn, tuple(plan), ctx_name)
+    handler = HandlerSpec(call, is_async_callable(fn), fn)
+    return InferredTool(tool, description, schema, handler, validator, frozenset(nullable))
+
+
+def _annotated_callable(fn: Callable[..., Any]) -> Any:
+    """The object whose ``__annotations__`` and docstring describe ``fn``'s parameters."""
+    target: Any = fn
+    while isinstance(target, partial):
+        target = target.func
+    if (
+        not inspect.isroutine(target)
+        and not isinstance(target, type)
+        and callable(getattr(type(target), "__call__", None))  # noqa: B004 - the class attribute
+    ):
+        target = target.__call__
+    return target
+
+
+def _docstring(fn: Callable[..., Any], target: Any) -> str | None:
+    """The raw docstring that documents ``fn``: a callable object's class docstring comes first;
+    a method without one inherits its base method's (as ``inspect.getdoc`` does)."""
+    if inspect.ismethod(target) and target.__name__ == "__call__" and not inspect.ismethod(fn):
+        doc: str | None = type(target.__self__).__dict__.get("__doc__") or target.__doc__
+        return doc
+    doc = getattr(target, "__doc__", None)
+    if doc is None and inspect.ismethod(target):
+        doc = inspect.getdoc(target)
+    return doc if isinstance(doc, str) else None
+
+
+def _default_name(fn: Callable[..., Any]) -> str:
+    target: Any = fn
+    while isinstance(target, partial):
+        target = target.func
+    name = getattr(target, "__name__", None)
+    if isinstance(name, str):
+        return name
+    raise PedelecError(
+        INVALID_INPUT,
+        f'Cannot infer a tool name from {fn!r}; pass name="..."',
+        {"field": "name"},
+    )
+
+
+def _make_call(
+    fn: Callable[..., Any],
+    plan: tuple[tuple[str, Convert | None, bool, bool], ...],
+    ctx_name: str | None,
+) -> Callable[[dict[str, Any], Any], Any]:
+    """Build ``call(args, ctx)``: keyword arguments from validated args, converted where needed.
+
+    ``plan`` holds, per parameter: name, converter, whether ``None``/``null`` means absent, and
+    whether an absent value is passed as ``None`` (a parameter with no default that accepts None).
+    Keys the signature does not declare are not passed.
+    """
+    if all(convert is None and not nullable for _, convert, nullable, _ in plan):
+        names = tuple(name for name, *_ in plan)
+
+        def call_plain(args: dict[str, Any], ctx: Any) -> Any:
+            kwargs = {name: args[name] for name in names if name in args}
+            if ctx_name is not None:
+                kwargs[ctx_name] = ctx
+            return fn(**kwargs)
+
+        return call_plain
+
+    def call(args: dict[str, Any], ctx: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        for name, convert, nullable, fill_none in plan:
+            if name in args:
+                value = args[name]
+                if value is None and nullable:
+                    if fill_none:
+                        kwargs[name] = None
+                    continue
+                kwargs[name] = value if convert is None else convert(value)
+            elif fill_none:
+                kwargs[name] = None
+        if ctx_name is not None:
+            kwargs[ctx_name] = ctx
+        return fn(**kwargs)
+
+    return call
+
+
+def _compiled(schema: dict[str, Any], tool: str, max_pattern_length: int) -> Validator:
+    """Check and compile the inferred schema (cached); name the parameter when a rule fails."""
+    from pedelec.schema import compile_schema
+
+    try:
+        return compile_schema(schema, max_pattern_length=max_pattern_length)
+    except PedelecError as exc:
+        details = dict(exc.details) if isinstance(exc.details, dict) else {}
+        # TODO(issue 10, item 7): this splits the JSON pointer of the registration error back
+        # into parts. Read the parameter from a path tuple instead once the schema check's
+        # errors carry one (pedelec/schema/check.py, owned by the keyword-table work).
+        parts = str(details.get("pointer", "")).split("/")
+        details["tool"] = tool
+        if len(parts) > 2 and parts[1] == "properties":
+            parameter = parts[2].replace("~1", "/").replace("~0", "~")
+            details["parameter"] = parameter
+            message = f'Parameter "{parameter}" of tool "{tool}": {exc.message}'
+        else:  # pragma: no cover - every inferred node sits under /properties/<name>
+            message = f'Tool "{tool}": {exc.message}'
+        raise PedelecError(INVALID_INPUT, message, details) from None
