@@ -287,11 +287,11 @@ LINT_REPORT = """\
 warning: tag /properties/mode: property has no description to tell the model what to send
 warning: tag /properties/tags: array has no maxItems, so an agent may send any number
 warning: tag /properties/tags/items: string has a pattern but no maxLength, so the agent may send any length (the pattern runs on up to Limits.max_pattern_length characters; longer strings fail)
-warning: tag /properties/id: oneOf branches 0 and 1 both accept 0, so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/id: oneOf branches 0 and 1 both accept 1, so that value matches no branch (oneOf needs exactly one)
 warning: tag /properties/target: oneOf branches 0 and 1 both accept {"path":"","url":""}, so that value matches no branch (oneOf needs exactly one)
-warning: tag /properties/m: oneOf branches 0 and 1 both accept 0.25, so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/m: oneOf branches 0 and 1 both accept 0.5, so that value matches no branch (oneOf needs exactly one)
 warning: tag /properties/w: oneOf branches 0 and 1 both accept "aa", so that value matches no branch (oneOf needs exactly one)
-warning: tag /properties/list: oneOf branches 0 and 1 both accept [0], so that value matches no branch (oneOf needs exactly one)
+warning: tag /properties/list: oneOf branches 0 and 1 both accept [1], so that value matches no branch (oneOf needs exactly one)
 warning: bare: tool has no handler
 2 tools checked: 0 errors, 9 warnings
 """
