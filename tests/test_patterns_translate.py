@@ -207,7 +207,8 @@ SOURCE = [
     ("\\x41\\u00e9\\t\\0", "A\\u00e9\\t\\x00"),
     ("a*b+?c?d{2}e{2,}f{2,3}?", "a*b+?c?d{2}e{2,}f{2,3}?"),
     ("(a)(?:b)(?=c)(?!d)(?<=e)(?<!f)", "(a)(?:b)(?=c)(?!d)(?<=e)(?<!f)"),
-    ("(a)\\1[0]", "(a)(?:\\1)0"),
+    ("(a)\\1[0]", "(a)(?(1)\\1)0"),
+    ("(a)(?<=\\1)b", "(a)(?<=(?:\\1))b"),
     ("^a|b$|", "^a|b\\Z|"),
     ("\\bx\\B", "\\bx\\B"),
     ("", ""),
@@ -229,6 +230,15 @@ def test_non_space_class_is_ecma() -> None:
         assert plan("[^\\S]").search(space) is True
 
 
+def test_backreference_to_an_unset_group_matches_empty() -> None:
+    # ECMA-262 reads a group that has not matched as the empty string; Python's \1 fails there
+    assert plan("^(a)?b\\1$").search("b") is True
+    assert plan("^(a)?b\\1$").search("aba") is True
+    assert plan("^(a)?b\\1$").search("ab") is False
+    assert plan("(?!(a)b)\\1c").search("c") is True
+    assert _today("^(a)?b\\1$", "b") is False
+
+
 def test_plan_is_cached_and_reads_well() -> None:
     assert plan("^v1$") is plan("^v1$")
     assert repr(plan("^v1$")) == "PatternPlan('^v1$', fast=TextCheck(how='exact', text='v1'))"
@@ -238,7 +248,10 @@ def test_plan_is_cached_and_reads_well() -> None:
 def test_plan_refuses_what_registration_refuses() -> None:
     with pytest.raises(ValueError) as caught:
         plan("(?i)a")
-    assert str(caught.value) == "pattern '(?i)a' cannot be matched: Unportable"
+    assert str(caught.value) == "pattern '(?i)a' is not portable: it uses the inline flags \"(?i)\""
+    with pytest.raises(ValueError) as caught:
+        plan("a)")
+    assert str(caught.value) == "pattern 'a)' does not compile"
 
 
 def test_no_private_re_modules() -> None:

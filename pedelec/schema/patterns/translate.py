@@ -67,25 +67,28 @@ def to_python(tree: Seq | Alt) -> str:
 
     Returns:
         The source: character sets as explicit ranges (``.`` is ``[^\\n\\r\\u2028\\u2029]``,
-        ``\\d`` is ``[0-9]``), ``$`` as ``\\Z``, everything else as written.
+        ``\\d`` is ``[0-9]``), ``$`` as ``\\Z``, a backreference ``\\1`` as ``(?(1)\\1)``
+        (empty while group 1 has not matched, as in ECMA-262), everything else as written.
 
     Example:
         >>> to_python(parse("^[\\\\d_]+$"))
         '^[0-9_]+\\\\Z'
     """
     out: list[str] = []
-    # an iterative walk: strings are written out, nodes are expanded in place
-    todo: list[Node | str] = [tree]
+    # an iterative walk: strings are written out, nodes are expanded in place; the flag says
+    # whether the node sits inside a lookbehind
+    todo: list[tuple[Node | str, bool]] = [(tree, False)]
     while todo:
-        item = todo.pop()
+        item, behind = todo.pop()
         if isinstance(item, str):
             out.append(item)
         else:
-            todo.extend(reversed(_pieces(item)))
+            inner = behind or (isinstance(item, Look) and not item.ahead)
+            todo.extend((piece, inner) for piece in reversed(_pieces(item, behind)))
     return "".join(out)
 
 
-def _pieces(node: Node) -> list[Node | str]:
+def _pieces(node: Node, behind: bool) -> list[Node | str]:
     """What a node is written as, its kids left to expand."""
     if isinstance(node, CharSet):
         return [_charset(ecma_set(node.negated, node.items))]
@@ -105,7 +108,11 @@ def _pieces(node: Node) -> list[Node | str]:
     if isinstance(node, Anchor):
         return [_ANCHOR[node.kind]]
     assert isinstance(node, Backref)
-    return [f"(?:\\{node.index})"]  # grouped, so that a digit after it is not read into it
+    if behind:
+        # Python wants a fixed width behind, which the conditional below would not have
+        return [f"(?:\\{node.index})"]
+    # ECMA-262 matches the empty string for a group that has not matched; Python would fail
+    return [f"(?({node.index})\\{node.index})"]
 
 
 def _quantifier(node: Repeat) -> str:
@@ -236,8 +243,12 @@ def plan(pattern: str) -> PatternPlan:
     """
     try:
         tree = parse(pattern)
-    except (Unportable, Invalid, TooComplex) as exc:
-        raise ValueError(f"pattern {pattern!r} cannot be matched: {type(exc).__name__}") from exc
+    except Unportable as exc:
+        raise ValueError(f"pattern {pattern!r} is not portable: it uses {exc.what}") from exc
+    except Invalid as exc:
+        raise ValueError(f"pattern {pattern!r} does not compile") from exc
+    except TooComplex as exc:
+        raise ValueError(f"pattern {pattern!r} is too large to parse") from exc
     regex = re.compile(to_python(tree), PYTHON_FLAGS)
     return PatternPlan(pattern, regex, _fast(tree))
 
