@@ -191,6 +191,9 @@ class Backref(Node):
         self.index = index
         self.group = group
 
+    def __repr__(self) -> str:
+        return f"Backref(start={self.start}, end={self.end}, index={self.index})"
+
 
 def walk(root: Node) -> list[Node]:
     """Every node below ``root`` (itself included), children after their parent, in order."""
