@@ -26,7 +26,7 @@ import pytest
 from pedelec import Limits, PedelecError, Session, ToolResult, compile_schema, define_tool
 from pedelec.cli import main
 from pedelec.schema import _compile
-from pedelec.schema._regex import pattern_problem
+from pedelec.schema.patterns import pattern_problem
 
 AGAIN = "Correct the arguments and call the tool again."
 

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pedelec.schema._regex import pattern_problem
+from pedelec.schema.patterns import pattern_problem
 
 NOT_PORTABLE = "which is not portable to ECMA-262 regular expressions (JavaScript, JSON Schema)"
 BACKTRACKS = "can backtrack catastrophically on agent input"
@@ -554,7 +554,7 @@ def test_accepted_patterns_finish_on_hostile_input(pattern: str) -> None:
 def test_import_loads_nothing_beyond_typing_extensions() -> None:
     # pedelec already depends on typing_extensions, which brings typing, re and collections
     code = (
-        "import sys, typing_extensions; before = set(sys.modules); import pedelec.schema._regex; "
+        "import sys, typing_extensions; before = set(sys.modules); import pedelec.schema.patterns; "
         "print(sorted(m for m in set(sys.modules) - before if not m.startswith('pedelec')))"
     )
     run = subprocess.run(

@@ -209,7 +209,7 @@ def _pattern(value: Any, node: Mapping[str, Any]) -> _Problem | None:
             f"write the pattern as text"
         )
     # Imported here so the regex analysis loads only when a schema actually has a pattern.
-    from pedelec.schema._regex import pattern_problem
+    from pedelec.schema.patterns import pattern_problem
 
     problem = pattern_problem(value)  # one clause that names the pattern and the fix
     return None if problem is None else ((), problem)

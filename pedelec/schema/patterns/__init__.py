@@ -1,0 +1,83 @@
+"""Rules for ``pattern`` strings in tool schemas, and how the validator matches them.
+
+A pattern must compile with Python's :mod:`re`; it must use only syntax that means the same in
+ECMA-262 (JavaScript) regular expressions, because providers and agents read the schema as JSON
+Schema; and it must not be able to backtrack catastrophically on the strings an agent sends.
+
+Each pattern is parsed once (:mod:`.parse`); the backtracking check (:mod:`.ambiguity`), the
+ECMA-262 reading of character sets (:mod:`.charsets`) and the validator's matching plan
+(:mod:`.translate`) all read that tree.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pedelec.schema.patterns.ambiguity import backtracking_problem
+from pedelec.schema.patterns.parse import Invalid, TooComplex, Unportable, parse, quote
+from pedelec.schema.patterns.tree import Alt, Seq
+
+__all__ = ["pattern_problem"]
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Say why a ``pattern`` cannot be used in a tool schema.
+
+    Checks, in order: syntax that is not portable to ECMA-262 (JavaScript) regular
+    expressions, compilation with Python's :mod:`re`, and catastrophic backtracking.
+
+    Args:
+        pattern: The ``pattern`` keyword's value.
+
+    Returns:
+        ``None`` when the pattern may be used, else one sentence (no trailing period) naming
+        the problem and the fix, for the developer who wrote the schema.
+
+    Example:
+        >>> pattern_problem(r"^[a-z]+(-[a-z]+)*$") is None
+        True
+        >>> print(pattern_problem(r"\\Ad+"))
+        pattern "\\Ad+" uses "\\A" at position 0, which is not portable to ECMA-262 regular expressions (JavaScript, JSON Schema); use "^" instead
+    """
+    shown = quote(pattern)
+    tree: Seq | Alt | None
+    try:
+        tree = parse(pattern)
+    except Unportable as exc:
+        return (
+            f"pattern {shown} uses {exc.what} at position {exc.pos}, which is not portable to "
+            f"ECMA-262 regular expressions (JavaScript, JSON Schema); {exc.fix}"
+        )
+    except Invalid:
+        tree = None  # re.compile says what is wrong
+    except TooComplex:
+        return _too_complex(shown)
+    error = _compile_error(pattern)
+    if error is not None:
+        return f"pattern {shown} does not compile: {error}"
+    if tree is None:  # pragma: no cover - the parser follows every pattern re accepts
+        return _too_complex(shown)
+    try:
+        return backtracking_problem(pattern, tree)
+    except TooComplex:
+        return _too_complex(shown)
+
+
+def _too_complex(shown: str) -> str:
+    return (
+        f"pattern {shown} is too complex to check for catastrophic backtracking; "
+        "simplify its repeated groups"
+    )
+
+
+def _compile_error(pattern: str) -> str | None:
+    """Why re.compile refuses the pattern, and the fix, or None."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"{exc}; fix the regular expression syntax"
+    except OverflowError as exc:  # re raises it for counts such as a{99999999999}
+        return f"{exc}; use a smaller count"
+    except RecursionError:
+        return "it nests groups too deeply for Python's re; use fewer nested groups"
+    return None
