@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import Any
 
 from pedelec.schema._regex import (
     _ALT,
@@ -45,10 +46,11 @@ __all__ = ["Matcher", "compile", "supported"]
 _Intervals = tuple[tuple[int, int], ...]
 _Caps = tuple[str | None, ...]  # the capture of each group a backreference names
 _Thread = tuple[int, _Caps]
-_States = frozenset[_Thread]
+# a program without backreferences keeps instruction numbers; one with them keeps threads
+_States = frozenset[Any]
 _Context = tuple[bool, ...]  # at start, at end, word before, word after, lookaround verdicts
 
-_MAX_STATES = 10_000
+_MAX_STATES = 2_000  # about a second of stepping on a 1 024-code-point string
 _MAX_CAPTURES = 256  # product over backreferenced groups of (captures it can hold + 1)
 _MAX_CACHED = 4_096
 _WORD = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
@@ -157,6 +159,7 @@ class _Program:
     """A flat instruction list and its state-set transitions, cached as they are met."""
 
     __slots__ = (
+        "accepting",
         "arg",
         "arg2",
         "cache",
@@ -178,6 +181,9 @@ class _Program:
         self.uses = [False, False, False]  # start, end, word edges
         self.empty: _Caps = ()
         self.cache: dict[tuple[_States, str, _Context], tuple[_States, bool]] = {}
+        # without backreferences: the instructions that accept a character, so that a step
+        # starts with one set intersection
+        self.accepting: dict[str, frozenset[int]] = {}
 
     def emit(
         self,
@@ -217,10 +223,68 @@ class _Program:
         return out
 
     def start(self, context: _Context) -> tuple[_States, bool]:
+        if not self.empty:
+            return self._reach([0], context)
         return self.closure([(0, self.empty)], context)
+
+    def _reach(self, seeds: list[int], context: _Context) -> tuple[frozenset[int], bool]:
+        """``closure`` for a program without backreferences, on bare instruction numbers."""
+        op, arg, arg2 = self.op, self.arg, self.arg2
+        seen: set[int] = set()
+        out: list[int] = []
+        hit = False
+        stack = seeds[::-1]
+        pop, push, mark = stack.pop, stack.append, seen.add
+        while stack:
+            pc = pop()
+            if pc in seen:
+                continue
+            mark(pc)
+            kind = op[pc]
+            if kind == _OP_CHAR:
+                out.append(pc)
+            elif kind == _OP_SPLIT:
+                push(arg2[pc])
+                push(arg[pc])
+            elif kind == _OP_JUMP:
+                push(arg[pc])
+            elif kind == _OP_ASSERT:
+                if _holds(arg[pc], context):
+                    push(pc + 1)
+            else:
+                hit = True
+        return frozenset(out), hit
+
+    def _accepting(self, ch: str) -> frozenset[int]:
+        found = self.accepting.get(ch)
+        if found is None:
+            code = ord(ch)
+            found = frozenset(
+                pc
+                for pc, test in enumerate(self.tests)
+                if test is not None and self.op[pc] == _OP_CHAR and test(code)
+            )
+            if len(self.accepting) >= _MAX_CACHED:
+                self.accepting.clear()
+            self.accepting[ch] = found
+        return found
 
     def step(self, key: tuple[_States, str, _Context]) -> tuple[_States, bool]:
         """The states after reading one character, with the start state added again."""
+        if not self.empty:
+            states, ch, context = key
+            seeds = [pc + 1 for pc in states & self._accepting(ch)]
+            seeds.append(0)
+            found = self._reach(seeds, context)
+        else:
+            found = self._step_threads(key)
+        if len(self.cache) >= _MAX_CACHED:
+            self.cache.clear()
+        self.cache[key] = found
+        return found
+
+    def _step_threads(self, key: tuple[_States, str, _Context]) -> tuple[_States, bool]:
+        """``step`` for a program with backreferences: each state carries its captures."""
         states, ch, context = key
         code = ord(ch)
         op, tests, captures, slots = self.op, self.tests, self.captures, self.arg
@@ -241,11 +305,7 @@ class _Program:
             elif kind == _OP_BACKREF and caps[slots[pc]] == ch:
                 seeds.append((pc + 1, caps))
         seeds.append((0, self.empty))
-        found = self.closure(seeds, context)
-        if len(self.cache) >= _MAX_CACHED:
-            self.cache.clear()
-        self.cache[key] = found
-        return found
+        return self.closure(seeds, context)
 
     def closure(self, seeds: list[_Thread], context: _Context) -> tuple[_States, bool]:
         """Follow every path that reads nothing; keep the states that read or accept."""
