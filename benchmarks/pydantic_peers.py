@@ -40,7 +40,7 @@ T = TypeVar("T")
 
 
 def _unique(items: list[T]) -> list[T]:
-    if len(set(items)) != len(items):  # type: ignore[arg-type]
+    if len(set(items)) != len(items):
         raise ValueError("items must be unique")
     return items
 
