@@ -1,20 +1,37 @@
 """Benchmark what a ``Session`` adds on top of validation, and what building one costs, and
-check the targets of issue 3.
+check the targets of issues 3 and 12.
 
-Run ``python benchmarks/bench_dispatch.py`` (``--quick`` for a smoke run) after
-``pip install -e '.[bench]'``. Times are nanoseconds per call, best of N repeats.
+Run ``python benchmarks/bench_dispatch.py`` (``--quick`` for a smoke run, ``--json PATH`` to
+keep the ratios for ``compare.py``) after ``pip install -e '.[bench]'``. Times are nanoseconds
+per call, best of N repeats. Every workload tool gets the same trivial handler,
+``len(args)``, so what is timed is the call path, not the handler.
 
-- Dispatch: ``session.dispatch_sync`` and ``await session.dispatch`` of the one-integer tool with
-  a trivial handler, against the floor of the same work done by hand: ``is_valid(args)`` plus a
-  direct handler call. The ratio is the SDK's own overhead (lookup, context, result, JSON check).
+- ``dispatch_sync(name, args)`` per tool, against the same work done by hand:
+  ``is_valid(args) and handler(args)``; against pydantic,
+  ``handler(TypeAdapter(T).validate_python(args, strict=True))`` with ``T`` the tool's
+  ``TypedDict`` (``pydantic_peers.py``, which also says what pydantic cannot express); and
+  against ``jsonschema-rs`` ``is_valid(args) and handler(args)``. Pydantic's output is a new
+  dict, so like ``dispatch_sync`` it hands the handler args the caller cannot change.
+- ``await dispatch`` with an ``async def`` handler against ``is_valid(args)`` plus a direct
+  ``await handler(args)``.
+- ``await dispatch`` with a sync handler, whose hand-off to a worker thread is the difference
+  to the same call with an ``async def`` handler, against ``await loop.run_in_executor(None,
+  noop)`` measured side by side (batches alternate within each repeat).
+- Args as JSON text: ``dispatch_sync(name, text)`` against ``json.loads(text)`` plus
+  ``is_valid`` plus the call. ``json.loads`` is laxer (it takes duplicate keys and ``NaN``),
+  which the issue's target accepts as the price of pedelec's strictness.
 - Session building: ``Session(tools=...)`` with the six workload tools, against
   ``fastjsonschema.compile`` of the same six schemas. Cold: schemas no cache has seen (each tool
   defined anew with ``define_tool``); warm: the already compiled tools.
+
+Before timing, every path is called once and must give the handler's value: a fast wrong answer
+is not a result.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -23,19 +40,25 @@ from timing import (
     Settings,
     Target,
     best_ns,
-    best_ns_async,
+    best_ns_interleaved,
     environment_line,
+    geomean,
     parse_settings,
     print_table,
     print_targets,
     ratio,
+    record,
     show_ns,
     time_stmt,
+    write_json,
 )
 from workload import TOOLS, Tool, unseen_variant
 
 try:
     import fastjsonschema
+    import jsonschema_rs
+    import pydantic
+    from pydantic_peers import build_adapters
 except ImportError as exc:
     raise SystemExit(f"{exc}; install the benchmark extra: pip install -e '.[bench]'") from exc
 
@@ -44,78 +67,237 @@ import pedelec.schema
 from pedelec import Session, ToolArgsSchema, ToolDefinition, define_tool
 
 ONE_INTEGER = TOOLS[0]
+# Issue 12's 2x target is for tools whose validation takes 1 µs or more: these four in the
+# recorded idle run of 2026-11-29 (update_card 1.09 µs, the others 2.3 to 26 µs; move_to 0.44
+# µs has no target). Fixed rather than decided by this run's timing, so a noisy or a faster
+# run cannot move a tool out of the target.
+TWO_X_TOOLS = frozenset({"update_card", "search_messages", "bulk_update_tasks", "draw_path"})
 
 
-def set_volume(args: dict[str, Any]) -> Any:
-    """The trivial handler: hand back the one argument."""
-    return args["level"]
+def handler(args: dict[str, Any]) -> Any:
+    """The trivial handler of every tool: a scalar result, so no result conversion is timed."""
+    return len(args)
 
 
-async def set_volume_async(args: dict[str, Any]) -> Any:
-    """The same trivial handler as a coroutine function (awaited on the loop, no worker thread)."""
-    return args["level"]
+async def handler_async(args: dict[str, Any]) -> Any:
+    """The same handler as a coroutine function (awaited on the loop, no worker thread)."""
+    return len(args)
 
 
-def noop(args: dict[str, Any]) -> Any:
-    """Handler of the other workload tools; never called here."""
-    return None
+def noop() -> None:
+    """What ``run_in_executor`` runs in the hand-off comparison."""
 
 
 def define(
-    tool: Tool, schema: dict[str, Any], handler: Callable[[dict[str, Any]], Any] | None = None
+    tool: Tool, schema: dict[str, Any], fn: Callable[[dict[str, Any]], Any] = handler
 ) -> ToolDefinition[..., Any]:
     """``define_tool`` for a workload tool (the workload's schemas are plain dicts)."""
-    if handler is None:
-        handler = set_volume if tool is ONE_INTEGER else noop
     return define_tool(
         name=tool.name,
         description=tool.description,
         schema=cast("ToolArgsSchema", schema),
-        handler=handler,
+        handler=fn,
     )
 
 
-def bench_dispatch(settings: Settings) -> tuple[float, float, float]:
-    """Time the baseline, ``dispatch_sync`` and ``await dispatch``; return the three ratios.
+def expect(what: str, tool: Tool, got: Any) -> None:
+    """Stop unless ``got`` is what the handler returns for the tool's valid args."""
+    if isinstance(got, pedelec.ToolResult):
+        got = got.to_json() if not got.is_error else got.error
+    if got != len(tool.valid_args):
+        raise SystemExit(f"{what} on {tool.name} gave {got!r}, not {len(tool.valid_args)}")
 
-    ``await dispatch`` runs a sync handler in a worker thread (so its timeout can be enforced
-    without blocking the loop), which is why it is timed with an ``async def`` handler too.
+
+def bench_sync(settings: Settings, session: Session) -> tuple[list[Target], float]:
+    """Time ``dispatch_sync`` per tool against the same work by hand, pydantic and jsonschema-rs.
+
+    Returns the targets and the one-integer tool's ``is_valid(args) and handler(args)`` time,
+    the baseline of issue 3's targets.
     """
-    tool, args = ONE_INTEGER, ONE_INTEGER.valid_args
-    session = Session(tools=[define(tool, tool.schema)])
-    async_session = Session(tools=[define(tool, tool.schema, set_volume_async)])
-    result = session.dispatch_sync(tool.name, args)
-    if result.is_error or result.value != args["level"]:
-        raise SystemExit(f"dispatch_sync returned {result.to_json()!r}")
-
-    is_valid = pedelec.compile_schema(tool.schema).is_valid
-    baseline = time_stmt("v(a) and h(a)", {"v": is_valid, "h": set_volume, "a": args}, settings)
-    sync = time_stmt("d(n, a)", {"d": session.dispatch_sync, "n": tool.name, "a": args}, settings)
-
-    async def measure_async(on: Session) -> float:
-        first = await on.dispatch(tool.name, args)
-        if first.is_error or first.value != args["level"]:
-            raise SystemExit(f"dispatch returned {first.to_json()!r}")
-        dispatch = on.dispatch
-        return await best_ns_async(lambda: dispatch(tool.name, args), settings)
-
-    awaited = asyncio.run(measure_async(session))
-    awaited_async = asyncio.run(measure_async(async_session))
-
-    print(f"## Dispatch of `{tool.name}` with a trivial handler (ns per call)\n")
-    print("Ratio: time / baseline, the factor the SDK adds (lower is better).\n")
-    print_table(
-        ["call", "ns/call", "ratio to baseline"],
-        [
-            ["baseline: `is_valid(args) and handler(args)`", show_ns(baseline), ratio(1.0)],
-            ["`session.dispatch_sync(name, args)`", show_ns(sync), ratio(sync / baseline)],
-            ["`await session.dispatch(name, args)`, sync handler (worker thread)",
-             show_ns(awaited), ratio(awaited / baseline)],
-            ["`await session.dispatch(name, args)`, `async def` handler",
-             show_ns(awaited_async), ratio(awaited_async / baseline)],
-        ],
+    adapters = build_adapters()
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    own: list[float] = []
+    baseline = 0.0
+    pydantic_ratios: list[float] = []
+    rust_ratios: list[float] = []
+    for tool in TOOLS:
+        args = tool.valid_args
+        is_valid = pedelec.compile_schema(tool.schema).is_valid
+        rust = jsonschema_rs.validator_for(tool.schema).is_valid
+        validate = adapters[tool.name].validate_python
+        expect("dispatch_sync", tool, session.dispatch_sync(tool.name, args))
+        expect("pydantic", tool, handler(validate(args, strict=True)))
+        try:
+            validate(tool.invalid_args, strict=True)
+        except pydantic.ValidationError:
+            pass
+        else:
+            raise SystemExit(f"pydantic accepts the invalid args of {tool.name}")
+        if not rust(args) or rust(tool.invalid_args):
+            raise SystemExit(f"jsonschema-rs gets the wrong verdicts on {tool.name}")
+        space = {"v": is_valid, "r": rust, "p": validate, "h": handler, "a": args}
+        space |= {"d": session.dispatch_sync, "n": tool.name}
+        alone = time_stmt("v(a)", space, settings)
+        floor = time_stmt("v(a) and h(a)", space, settings)
+        sync = time_stmt("d(n, a)", space, settings)
+        peer = time_stmt("h(p(a, strict=True))", space, settings)
+        rs = time_stmt("r(a) and h(a)", space, settings)
+        overhead = sync / floor
+        own.append(overhead)
+        pydantic_ratios.append(peer / sync)
+        rust_ratios.append(rs / sync)
+        record(f"dispatch_sync / (is_valid + call): {tool.name}", overhead, higher_is_better=False)
+        record(f"pydantic + call / dispatch_sync: {tool.name}", peer / sync, higher_is_better=True)
+        if tool is ONE_INTEGER:
+            baseline = floor
+            limit, why = 8.0, "<= 8x (one integer)"
+        elif tool.name in TWO_X_TOOLS:
+            limit, why = 2.0, "<= 2x"
+        else:
+            limit, why = 0.0, "none (validation < 1 µs)"
+        verdict = ""
+        if limit:
+            target = Target(f"dispatch_sync {why}: {tool.name}", overhead, limit, upper=True)
+            targets.append(target)
+            verdict = "PASS" if target.passed else "MISS"
+        rows.append(
+            [
+                tool.name,
+                show_ns(alone),
+                show_ns(floor),
+                show_ns(sync),
+                ratio(overhead, 2),
+                why,
+                verdict,
+                show_ns(peer),
+                ratio(peer / sync, 2),
+                show_ns(rs),
+                ratio(rs / sync, 2),
+            ]
+        )
+    means = geomean(own), geomean(pydantic_ratios), geomean(rust_ratios)
+    record("pydantic + call / dispatch_sync: geometric mean", means[1], higher_is_better=True)
+    rows.append(
+        ["geometric mean", "", "", "", ratio(means[0], 2), "", "", "", ratio(means[1], 2), "",
+         ratio(means[2], 2)]
     )  # fmt: skip
-    return sync / baseline, awaited / baseline, awaited_async / baseline
+    print("## `dispatch_sync` per tool (ns per call)\n")
+    print("*overhead* = dispatch_sync / (is_valid + call), lower is better; the peer ratios are")
+    print("peer time / dispatch_sync, so above 1x means dispatch_sync is faster.\n")
+    print_table(
+        ["tool", "is_valid", "is_valid + call", "dispatch_sync", "overhead", "target", "result",
+         "pydantic strict + call", "pydantic / dispatch", "jsonschema-rs + call",
+         "rs / dispatch"],
+        rows,
+    )  # fmt: skip
+    targets.append(
+        Target("dispatch_sync >= 1x pydantic strict + call (geometric mean)", means[1], 1.0)
+    )
+    return targets, baseline
+
+
+async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
+    """Time ``await dispatch`` with an async handler per tool, and the sync-handler hand-off.
+
+    Returns the targets and the one-integer tool's ``await dispatch`` times with a sync and
+    with an async handler, for issue 3's targets.
+    """
+    session = Session(tools=[define(tool, tool.schema, handler_async) for tool in TOOLS])
+    threaded = Session(tools=[define(ONE_INTEGER, ONE_INTEGER.schema)])
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    dispatch = session.dispatch
+    for tool in TOOLS:
+        args = tool.valid_args
+        is_valid = pedelec.compile_schema(tool.schema).is_valid
+        expect("await dispatch", tool, await dispatch(tool.name, args))
+
+        # Both sides are a plain call that returns the awaitable: one handler coroutine here,
+        # dispatch's own coroutine (and whatever it awaits) there.
+        def direct(v: Any = is_valid, a: Any = args) -> Any:
+            return v(a) and handler_async(a)
+
+        def call(n: str = tool.name, a: Any = args) -> Any:
+            return dispatch(n, a)
+
+        times = await best_ns_interleaved({"direct": direct, "dispatch": call}, settings)
+        overhead = times["dispatch"] / times["direct"]
+        record(
+            f"await dispatch / (is_valid + await): {tool.name}", overhead, higher_is_better=False
+        )
+        target = Target(f"await dispatch, async handler <= 10x: {tool.name}", overhead, 10.0, True)
+        targets.append(target)
+        rows.append(
+            [tool.name, show_ns(times["direct"]), show_ns(times["dispatch"]), ratio(overhead, 2),
+             "PASS" if target.passed else "MISS"]
+        )  # fmt: skip
+    print("## `await dispatch` with an `async def` handler (ns per call)\n")
+    print_table(
+        ["tool", "is_valid + await handler", "await dispatch", "overhead (<= 10x)", "result"],
+        rows,
+    )
+
+    tool, args = ONE_INTEGER, ONE_INTEGER.valid_args
+    expect("await dispatch (sync handler)", tool, await threaded.dispatch(tool.name, args))
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, noop)  # the default executor's first thread started
+    is_valid = pedelec.compile_schema(tool.schema).is_valid
+
+    times = await best_ns_interleaved(
+        {
+            "async": lambda: dispatch(tool.name, args),
+            "sync": lambda: threaded.dispatch(tool.name, args),
+            "executor": lambda: loop.run_in_executor(None, noop),
+        },
+        settings,
+    )
+    hand_off = times["sync"] - times["async"]
+    share = hand_off / times["executor"]
+    record("hand-off / run_in_executor(noop)", share, higher_is_better=False)
+    print(f"## The sync-handler hand-off under `await dispatch` (`{tool.name}`, ns per call)\n")
+    print("Measured side by side: each repeat runs a batch of every row in turn.\n")
+    print_table(
+        ["call", "ns/call"],
+        [
+            ["`await dispatch`, `async def` handler", show_ns(times["async"])],
+            ["`await dispatch`, sync handler (worker thread)", show_ns(times["sync"])],
+            ["hand-off: the difference of the two", show_ns(hand_off)],
+            ["`await loop.run_in_executor(None, noop)`", show_ns(times["executor"])],
+            ["hand-off / run_in_executor (target <= 1x)", ratio(share, 2)],
+        ],
+    )
+    targets.append(Target("sync-handler hand-off <= run_in_executor(None, noop)", share, 1.0, True))
+    return targets, times["sync"], times["async"]
+
+
+def bench_text(settings: Settings, session: Session) -> list[Target]:
+    """Time ``dispatch_sync`` of args given as JSON text against ``json.loads`` + the call."""
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    for tool in TOOLS:
+        text = json.dumps(tool.valid_args)
+        is_valid = pedelec.compile_schema(tool.schema).is_valid
+        expect("dispatch_sync(text)", tool, session.dispatch_sync(tool.name, text))
+        space = {"v": is_valid, "h": handler, "l": json.loads, "t": text}
+        space |= {"d": session.dispatch_sync, "n": tool.name}
+        floor = time_stmt("a = l(t)\nv(a) and h(a)", space, settings)
+        sync = time_stmt("d(n, t)", space, settings)
+        record(f"dispatch_sync(text) / (json.loads + is_valid + call): {tool.name}", sync / floor,
+               higher_is_better=False)  # fmt: skip
+        target = Target(f"JSON text args <= 2x: {tool.name}", sync / floor, 2.0, upper=True)
+        targets.append(target)
+        rows.append(
+            [tool.name, f"{len(text):,}", show_ns(floor), show_ns(sync), ratio(sync / floor, 2),
+             "PASS" if target.passed else "MISS"]
+        )  # fmt: skip
+    print("## Args as JSON text (ns per call)\n")
+    print_table(
+        ["tool", "bytes", "json.loads + is_valid + call", "dispatch_sync(name, text)",
+         "overhead (<= 2x)", "result"],
+        rows,
+    )  # fmt: skip
+    return targets
 
 
 def bench_session(settings: Settings) -> float:
@@ -136,8 +318,27 @@ def bench_session(settings: Settings) -> float:
             for schema in schemas:
                 fastjsonschema.compile(schema)
 
+    def compile_fast_and_call(batches: list[list[dict[str, Any]]]) -> None:
+        for schemas in batches:
+            clear_cache()
+            for tool, schema in zip(TOOLS, schemas, strict=True):
+                fastjsonschema.compile(schema)(tool.valid_args)
+
+    def build_cold_and_call(batches: list[list[dict[str, Any]]]) -> None:
+        for schemas in batches:
+            clear_cache()
+            session = Session(
+                tools=[define(tool, s) for tool, s in zip(TOOLS, schemas, strict=True)]
+            )
+            for tool in TOOLS:
+                session.dispatch_sync(tool.name, tool.valid_args)
+
     fast = best_ns(unseen_schemas, compile_fast, settings)
     cold = best_ns(unseen_schemas, build_cold, settings)
+    fast_called = best_ns(unseen_schemas, compile_fast_and_call, settings)
+    cold_called = best_ns(unseen_schemas, build_cold_and_call, settings)
+    record("cold session + one call per tool vs fastjsonschema compile + call",
+           fast_called / cold_called, higher_is_better=True)  # fmt: skip
 
     for tool in TOOLS:
         pedelec.compile_schema(tool.schema)
@@ -148,11 +349,17 @@ def bench_session(settings: Settings) -> float:
     warm = time_stmt("S(tools=D)", {"S": Session, "D": definitions}, settings)
 
     print("## Building a session with the six workload tools (ns per session)\n")
+    print("Building alone generates none of pedelec's validator code (it is generated on a")
+    print("tool's first call), so the *called* rows compare the same work: every tool called")
+    print("once, against each fastjsonschema function compiled and called once.\n")
     print_table(
-        ["build", "ns/session", "fastjsonschema.compile x6 / this"],
+        ["build", "ns/session", "fastjsonschema / this"],
         [
             ["`fastjsonschema.compile` of the six schemas", show_ns(fast), ratio(1.0)],
             ["cold: `define_tool` x6 + `Session`, unseen schemas", show_ns(cold), ratio(fast / cold)],
+            ["called: `fastjsonschema.compile(s)(args)` x6", show_ns(fast_called), ratio(1.0)],
+            ["called: cold `Session` + `dispatch_sync` of each tool", show_ns(cold_called),
+             ratio(fast_called / cold_called)],
             ["warm: `define_tool` x6 + `Session`, compiled schemas", show_ns(warm_defined),
              ratio(fast / warm_defined)],
             ["warm: `Session(tools=definitions)`", show_ns(warm), ratio(fast / warm)],
@@ -162,25 +369,34 @@ def bench_session(settings: Settings) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run both parts, print the tables and the target verdicts."""
+    """Run every part, print the tables and the target verdicts."""
     settings = parse_settings(argv, description=(__doc__ or "").splitlines()[0])
     print("# pedelec dispatch benchmark\n")
-    print(environment_line(settings, ("pedelec", "fastjsonschema")) + "\n")
-    sync_ratio, thread_ratio, async_ratio = bench_dispatch(settings)
+    dists = ("pedelec", "fastjsonschema", "jsonschema-rs", "pydantic")
+    print(environment_line(settings, dists) + "\n")
+    session = Session(tools=[define(tool, tool.schema) for tool in TOOLS])
+    sync_targets, baseline = bench_sync(settings, session)
+    async_targets, threaded, awaited = asyncio.run(bench_async(settings))
+    text_targets = bench_text(settings, session)
     session_ratio = bench_session(settings)
+    print_targets("issue 12", [*sync_targets, *async_targets, *text_targets])
+    one_integer = next(t for t in sync_targets if t.name.endswith(ONE_INTEGER.name))
+    # Issue 3 measured against the synchronous `is_valid(args) and handler(args)`.
     print_targets(
         "issue 3",
         [
-            Target("dispatch_sync: <= 10x is_valid + direct call", sync_ratio, 10.0, upper=True),
+            Target(
+                "dispatch_sync: <= 10x is_valid + direct call", one_integer.measured, 10.0, True
+            ),
             Target(
                 "await dispatch, sync handler: <= 25x is_valid + direct call",
-                thread_ratio,
+                threaded / baseline,
                 25.0,
                 upper=True,
             ),
             Target(
                 "await dispatch, async handler: <= 25x is_valid + direct call",
-                async_ratio,
+                awaited / baseline,
                 25.0,
                 upper=True,
             ),
@@ -191,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
         ],
     )
+    write_json(settings)
     return 0
 
 

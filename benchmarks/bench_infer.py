@@ -1,41 +1,76 @@
-"""Typed tools benchmark (issue 5): infer and register a tool from a 6-parameter signature.
+"""Typed tools benchmark (issues 5 and 12): tools inferred from signatures, registered and called.
 
 pedelec builds the schema from the signature with the standard library and `typing-extensions`;
 the MCP SDK's `MCPServer().tool()` does the same job with pydantic. Both are timed in one run on
-the same function, each on a fresh server/session per tool so nothing is reused between calls.
-pedelec is timed twice: with its validator cache cleared before every tool (cold: the schema is
-checked and compiled too) and with it warm (the same schema seen before).
+the same functions, each on a fresh server/session per iteration so nothing is reused between
+iterations. The constraints are `annotated-types` objects (`Ge`, `Le`, `MaxLen`), which both
+understand, so both validators check the same bounds.
 
-Run: `python benchmarks/bench_infer.py` (needs `pip install -e '.[bench]'`).
+- *Register*: infer and register a 6-parameter tool (issue 5); pedelec with its validator
+  cache cleared before every tool (cold) and warm. Registering alone leaves pedelec's validator
+  code ungenerated (it is generated on the first call), which is why the next rows exist.
+- *Register and call once* (issue 12): the same tool registered and its first call made,
+  `Session().tool(fn)` + `await session.dispatch(name, args)` against `MCPServer().tool()(fn)` +
+  `await server.call_tool(name, args)`, with an `async def` handler (both run it on the loop)
+  and with a sync one (both hand it to a worker thread; pedelec's session starts its executor
+  on that first call). The MCP call also renders the result as JSON text content, which a
+  pedelec result leaves to the adapter.
+- *Session of 50 tools*: 50 distinct `async def` tools registered on one session/server and each
+  called once; the 50 functions are made anew for every iteration, pedelec's cache is cleared.
+
+Compiling an unseen schema plus its first `is_valid` against `fastjsonschema.compile` plus its
+first call is in `bench_validate.py`'s compile table (issue 12's cold-start target is there).
+
+Before timing, both sides must answer the valid args with the handler's value and refuse args
+that break a bound: a fast wrong answer is not a result.
+
+Run: `python benchmarks/bench_infer.py` (`--quick` for a smoke run, `--json PATH` to keep the
+ratios for `compare.py`; needs `pip install -e '.[bench]'`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import sys
-from collections.abc import Sequence
-from typing import Annotated, Literal
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from timing import (
     Settings,
     Target,
     best_ns,
+    best_ns_async_batch,
     environment_line,
     parse_settings,
     print_table,
     print_targets,
     ratio,
+    record,
     show_ns,
+    write_json,
 )
 
+try:
+    from annotated_types import Ge, Le, MaxLen
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError as exc:
+    raise SystemExit(f"{exc}; install the benchmark extra: pip install -e '.[bench]'") from exc
+
 import pedelec.schema
-from pedelec import Maximum, MaxLength, Minimum, Session
+from pedelec import Session
+
+ARGS = {"title": "Standup", "day": 3, "month": 4, "attendees": ["kaoru@example.com"]}
+BAD_ARGS = {**ARGS, "day": 40}
+ANSWER = {"title": "Standup", "day": 3}
+SESSION_TOOLS = 50
 
 
 def create_event(
-    title: Annotated[str, MaxLength(120)],
-    day: Annotated[int, Minimum(1), Maximum(31)],
-    month: Annotated[int, Minimum(1), Maximum(12)],
+    title: Annotated[str, MaxLen(120)],
+    day: Annotated[int, Ge(1), Le(31)],
+    month: Annotated[int, Ge(1), Le(12)],
     attendees: list[str],
     kind: Literal["meeting", "call", "focus"] = "meeting",
     remind: bool = True,
@@ -50,7 +85,98 @@ def create_event(
         kind: What sort of event it is.
         remind: Whether to send a reminder.
     """
-    return {"title": title}
+    return {"title": title, "day": day}
+
+
+# ``create_event`` as a coroutine function: the same signature, docstring and answer.
+@functools.wraps(create_event)
+async def create_event_async(*args: Any, **kwargs: Any) -> dict[str, object]:
+    return create_event(*args, **kwargs)
+
+
+create_event_async.__name__ = create_event_async.__qualname__ = "create_event_async"
+
+
+# One tool of the 50-tool session; {k} makes every tool's name and bounds its own.
+TOOL_SOURCE = '''
+async def find_{k}(
+    query: Annotated[str, MaxLen({max_length})],
+    limit: Annotated[int, Ge(1), Le({maximum})] = 10,
+    mode: Literal["any", "all"] = "all",
+    verbose: bool = False,
+) -> dict[str, object]:
+    """Search collection {k}.
+
+    Args:
+        query: Words to look for.
+        limit: Most results to return.
+        mode: Whether every word must match.
+        verbose: Whether to include snippets.
+    """
+    return {{"tool": {k}, "limit": limit}}
+'''
+SESSION_SOURCE = compile(
+    "".join(
+        TOOL_SOURCE.format(k=k, max_length=100 + k, maximum=20 + k) for k in range(SESSION_TOOLS)
+    ),
+    "<bench_infer tools>",
+    "exec",
+)
+SESSION_ARGS = {"query": "release notes", "limit": 5}
+
+
+def session_tools() -> list[Callable[..., Any]]:
+    """Fresh function objects for the 50 tools (nothing cached on a function can be reused)."""
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Literal": Literal}
+    namespace |= {"Ge": Ge, "Le": Le, "MaxLen": MaxLen}
+    exec(SESSION_SOURCE, namespace)
+    return [namespace[f"find_{k}"] for k in range(SESSION_TOOLS)]
+
+
+def answer_of(result: Any) -> Any:
+    """The handler's value from a pedelec ``ToolResult`` or an MCP ``CallToolResult``."""
+    if isinstance(result, pedelec.ToolResult):
+        return result.error.code if result.error is not None else result.to_json()
+    return "ERROR" if result.is_error else result.structured_content
+
+
+async def check_answers() -> None:
+    """Stop unless both sides answer the valid args right and refuse the out-of-bounds ones."""
+    for fn in (create_event, create_event_async):
+        session = Session()
+        session.tool(fn)
+        server = MCPServer()
+        server.tool()(fn)
+        name = fn.__name__
+        got = {
+            "pedelec": answer_of(await session.dispatch(name, ARGS)),
+            "mcp": answer_of(await server.call_tool(name, ARGS)),
+        }
+        for side, value in got.items():
+            if value != ANSWER:
+                raise SystemExit(f"{side} answers {name} with {value!r}, not {ANSWER!r}")
+        refused = answer_of(await session.dispatch(name, BAD_ARGS))
+        if refused != "TOOL_ARGS_INVALID":
+            raise SystemExit(f"pedelec answers {name} day=40 with {refused!r}")
+        try:
+            await server.call_tool(name, BAD_ARGS)
+        except ToolError:
+            pass
+        else:
+            raise SystemExit(f"mcp accepts day=40 for {name}")
+        session.end()
+    fns = session_tools()
+    session, server = Session(), MCPServer()
+    for k, fn in enumerate(fns):
+        session.tool(fn)
+        server.tool()(fn)
+        want = {"tool": k, "limit": 5}
+        for side, value in (
+            ("pedelec", answer_of(await session.dispatch(fn.__name__, SESSION_ARGS))),
+            ("mcp", answer_of(await server.call_tool(fn.__name__, SESSION_ARGS))),
+        ):
+            if value != want:
+                raise SystemExit(f"{side} answers {fn.__name__} with {value!r}, not {want!r}")
 
 
 def register_pedelec(count: int) -> None:
@@ -70,18 +196,75 @@ def register_mcp(count: int) -> None:
         MCPServer().tool()(create_event)
 
 
+def count(number: int) -> int:
+    return number
+
+
+async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float]]:
+    """Time register + first call, and the 50-tool session; return (mcp, pedelec) ns per row."""
+    clear = pedelec.schema._clear_cache
+    times: dict[str, tuple[float, float]] = {}
+    for label, fn in (("async def", create_event_async), ("sync", create_event)):
+        name = fn.__name__
+
+        async def ours(number: int, fn: Any = fn, name: str = name) -> None:
+            for _ in range(number):
+                clear()
+                session = Session()
+                session.tool(fn)
+                await session.dispatch(name, ARGS)
+                session.end()  # its worker thread, if any, is not left to the next iteration
+
+        async def theirs(number: int, fn: Any = fn, name: str = name) -> None:
+            for _ in range(number):
+                server = MCPServer()
+                server.tool()(fn)
+                await server.call_tool(name, ARGS)
+
+        times[label] = (
+            await best_ns_async_batch(count, theirs, settings),
+            await best_ns_async_batch(count, ours, settings),
+        )
+
+    def batches(number: int) -> list[list[Callable[..., Any]]]:
+        return [session_tools() for _ in range(number)]
+
+    async def session_ours(items: list[list[Callable[..., Any]]]) -> None:
+        for fns in items:
+            clear()
+            session = Session()
+            for fn in fns:
+                session.tool(fn)
+            for fn in fns:
+                await session.dispatch(fn.__name__, SESSION_ARGS)
+
+    async def session_theirs(items: list[list[Callable[..., Any]]]) -> None:
+        for fns in items:
+            server = MCPServer()
+            for fn in fns:
+                server.tool()(fn)
+            for fn in fns:
+                await server.call_tool(fn.__name__, SESSION_ARGS)
+
+    times["session"] = (
+        await best_ns_async_batch(batches, session_theirs, settings),
+        await best_ns_async_batch(batches, session_ours, settings),
+    )
+    return times
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     settings: Settings = parse_settings(argv, description=(__doc__ or "").splitlines()[0])
+    asyncio.run(check_answers())
     print("# pedelec typed-tool benchmark\n")
     print(environment_line(settings, ("pedelec", "mcp", "pydantic")) + "\n")
-
-    def count(number: int) -> int:
-        return number
 
     mcp = best_ns(count, register_mcp, settings)
     cold = best_ns(count, register_pedelec_cold, settings)
     warm = best_ns(count, register_pedelec, settings)
+    record("register, MCPServer / pedelec cold", mcp / cold, higher_is_better=True)
     print("## Infer and register a tool from a 6-parameter signature (ns per tool)\n")
+    print("Registering only: pedelec generates the validator's code on the first call.\n")
     print_table(
         ["how", "ns/tool", "MCPServer().tool() / this"],
         [
@@ -90,10 +273,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             ["`Session().tool(fn)`, validator cache warm", show_ns(warm), ratio(mcp / warm)],
         ],
     )
+
+    times = asyncio.run(bench_first_call(settings))
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    labels = {
+        "async def": "register + first call, `async def` handler",
+        "sync": "register + first call, sync handler (worker thread)",
+        "session": f"session of {SESSION_TOOLS} tools, each called once",
+    }
+    for key, label in labels.items():
+        theirs, ours = times[key]
+        record(f"{label}: MCPServer / pedelec", theirs / ours, higher_is_better=True)
+        target = Target(f"{label}: >= 10x MCPServer", theirs / ours, 10.0)
+        targets.append(target)
+        rows.append(
+            [label, show_ns(theirs), show_ns(ours), ratio(theirs / ours),
+             "PASS" if target.passed else "MISS"]
+        )  # fmt: skip
+    print("## Registered and called (ns per iteration; pedelec's validator cache cleared)\n")
+    print("pedelec: `Session().tool(fn)` + `await session.dispatch(name, args)`; mcp:")
+    print("`MCPServer().tool()(fn)` + `await server.call_tool(name, args)`.\n")
+    print_table(["work", "MCPServer", "pedelec", "ratio (>= 10x)", "result"], rows)
     print_targets(
         "issue 5",
         [Target("infer + register: >= 10x faster than MCPServer().tool()", mcp / cold, 10.0)],
     )
+    print_targets("issue 12", targets)
+    write_json(settings)
     return 0
 
 

@@ -2,17 +2,23 @@
 
 Every timing is the best of N repeats: noise (other processes, frequency scaling, GC) only ever
 adds time, so the minimum is the most stable estimate of what the code itself costs.
+
+Every script also takes ``--json PATH``: it then writes every ratio it printed and every target
+it checked to ``PATH``, which is how ``compare.py`` reads one run of a script.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import math
+import os
 import platform
 import time
 import timeit
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -21,15 +27,18 @@ __all__ = [
     "Settings",
     "Target",
     "best_ns",
-    "best_ns_async",
+    "best_ns_async_batch",
+    "best_ns_interleaved",
     "environment_line",
     "geomean",
     "parse_settings",
     "print_table",
     "print_targets",
     "ratio",
+    "record",
     "show_ns",
     "time_stmt",
+    "write_json",
 ]
 
 
@@ -40,6 +49,8 @@ class Settings:
     repeat: int
     budget: float
     import_runs: int
+    quick: bool = False
+    json_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,10 +74,11 @@ def parse_settings(argv: Sequence[str] | None, description: str | None) -> Setti
     parser.add_argument("--budget", type=float, default=0.05, help="seconds per repeat")
     parser.add_argument("--import-runs", type=int, default=20, help="processes per module")
     parser.add_argument("--quick", action="store_true", help="a fast, noisy run (smoke test)")
+    parser.add_argument("--json", metavar="PATH", help="also write every ratio and target here")
     options = parser.parse_args(argv)
     if options.quick:
-        return Settings(repeat=3, budget=0.005, import_runs=3)
-    return Settings(options.repeat, options.budget, options.import_runs)
+        return Settings(repeat=3, budget=0.005, import_runs=3, quick=True, json_path=options.json)
+    return Settings(options.repeat, options.budget, options.import_runs, json_path=options.json)
 
 
 def _calibrate(run: Callable[[int], float], budget: float) -> int:
@@ -90,6 +102,18 @@ def time_stmt(stmt: str, namespace: dict[str, Any], settings: Settings) -> float
     return min(timer.repeat(repeat=settings.repeat, number=number)) / number * 1e9
 
 
+@contextmanager
+def _gc_off() -> Iterator[None]:
+    """The garbage collector off while timing, as ``timeit`` does."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
 def best_ns(prepare: Callable[[int], Any], run: Callable[[Any], None], settings: Settings) -> float:
     """Best nanoseconds per item when ``run(prepare(n))`` processes ``n`` items.
 
@@ -99,43 +123,72 @@ def best_ns(prepare: Callable[[int], Any], run: Callable[[Any], None], settings:
 
     def once(number: int) -> float:
         items = prepare(number)
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with _gc_off():
             start = time.perf_counter()
             run(items)
             return time.perf_counter() - start
-        finally:
-            if gc_was_enabled:
-                gc.enable()
 
     number = _calibrate(once, settings.budget)
     return min(once(number) for _ in range(settings.repeat)) / number * 1e9
 
 
-async def best_ns_async(call: Callable[[], Awaitable[Any]], settings: Settings) -> float:
-    """Best nanoseconds per ``await call()`` on the running event loop."""
-
-    async def once(number: int) -> float:
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            for _ in range(number):
-                await call()
-            return time.perf_counter() - start
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-
+async def _calibrate_async(run: Callable[[int], Awaitable[float]], budget: float) -> int:
+    """``_calibrate`` for a timing that is awaited."""
     number = 1
     while True:
-        elapsed = await once(number)
-        if elapsed >= settings.budget / 5 or number >= 10_000_000:
-            number = max(1, round(number * settings.budget / max(elapsed, 1e-9)))
-            break
+        elapsed = await run(number)
+        if elapsed >= budget / 5 or number >= 10_000_000:
+            return max(1, round(number * budget / max(elapsed, 1e-9)))
         number *= 10
+
+
+async def best_ns_async_batch(
+    prepare: Callable[[int], Any], run: Callable[[Any], Awaitable[None]], settings: Settings
+) -> float:
+    """Best nanoseconds per item when ``await run(prepare(n))`` processes ``n`` items.
+
+    The async twin of ``best_ns``: the inputs are built before the clock starts, and ``run``
+    is awaited on the running loop, so no event-loop start-up is timed.
+    """
+
+    async def once(number: int) -> float:
+        items = prepare(number)
+        with _gc_off():
+            start = time.perf_counter()
+            await run(items)
+            return time.perf_counter() - start
+
+    number = await _calibrate_async(once, settings.budget)
     return min([await once(number) for _ in range(settings.repeat)]) / number * 1e9
+
+
+async def best_ns_interleaved(
+    calls: dict[str, Callable[[], Awaitable[Any]]], settings: Settings
+) -> dict[str, float]:
+    """Best nanoseconds per ``await call()`` for each of ``calls``, measured side by side.
+
+    Each repeat runs one batch of every call in turn, so a change of machine load during the
+    measurement reaches all of them alike; used wherever two awaited costs are compared (a
+    dispatch against the direct await, a thread hand-off against ``run_in_executor``).
+    """
+
+    def looped(call: Callable[[], Awaitable[Any]]) -> Callable[[int], Awaitable[float]]:
+        async def once(number: int) -> float:
+            with _gc_off():
+                start = time.perf_counter()
+                for _ in range(number):
+                    await call()
+                return time.perf_counter() - start
+
+        return once
+
+    runs = {name: looped(call) for name, call in calls.items()}
+    numbers = {name: await _calibrate_async(run, settings.budget) for name, run in runs.items()}
+    best = dict.fromkeys(calls, math.inf)
+    for _ in range(settings.repeat):
+        for name, run in runs.items():
+            best[name] = min(best[name], await run(numbers[name]) / numbers[name] * 1e9)
+    return best
 
 
 def geomean(values: Sequence[float]) -> float:
@@ -172,7 +225,30 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     print()
 
 
+# Every ratio and target of this run, by name, for ``--json`` (read by ``compare.py``).
+_results: dict[str, dict[str, Any]] = {}
+
+
+def record(name: str, value: float, *, higher_is_better: bool) -> None:
+    """Keep one printed ratio for ``--json``; ``higher_is_better`` says which way is faster."""
+    _results[name] = {"value": value, "higher_is_better": higher_is_better}
+
+
+def write_json(settings: Settings) -> None:
+    """Write what ``record`` and ``print_targets`` kept to ``--json PATH``, if it was given."""
+    if settings.json_path is not None:
+        with open(settings.json_path, "w", encoding="utf-8") as out:
+            json.dump(_results, out, indent=1)
+
+
 def print_targets(title: str, targets: Sequence[Target]) -> None:
+    for t in targets:
+        _results[f"target: {t.name}"] = {
+            "value": t.measured,
+            "higher_is_better": not t.upper,
+            "limit": t.limit,
+            "passed": t.passed,
+        }
     print(f"## Targets ({title})\n")
     print_table(
         ["target", "measured", "result"],
@@ -190,9 +266,14 @@ def _version(dist: str) -> str:
 
 def environment_line(settings: Settings, dists: Sequence[str]) -> str:
     """One line saying what ran where, for the top of a report."""
+    import pedelec
+
     versions = ", ".join(f"{dist} {_version(dist)}" for dist in dists)
+    # Which tree was measured: an editable install and PYTHONPATH can point at different ones.
+    where = os.path.dirname(os.path.dirname(os.path.abspath(pedelec.__file__)))
     return (
         f"Python {platform.python_version()} ({platform.python_implementation()}) on "
         f"{platform.platform()}; {versions}; best of {settings.repeat} repeats of "
-        f"~{settings.budget * 1e3:.0f} ms each."
+        f"~{settings.budget * 1e3:.0f} ms each; pedelec from `{where}`"
+        + (" (--quick: rough numbers)." if settings.quick else ".")
     )

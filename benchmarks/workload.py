@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TOOLS", "Tool", "unseen_variant"]
+__all__ = ["TOOLS", "UNIQUE_OBJECTS", "Tool", "unseen_variant"]
 
 
 @dataclass(frozen=True)
@@ -293,6 +293,39 @@ DRAW_PATH = Tool(
 )
 
 TOOLS: tuple[Tool, ...] = (SET_VOLUME, UPDATE_CARD, MOVE_TO, SEARCH, BULK_UPDATE, DRAW_PATH)
+
+ROWS: list[dict[str, Any]] = [
+    {"id": i, "name": f"row {i}", "tags": ["imported", f"batch-{i % 4}"]} for i in range(100)
+]
+
+# Not one of the six: ``uniqueItems`` over an array of objects on its own (issue 12), where
+# uniqueness means JSON equality of whole objects. The invalid args repeat the first row at the
+# end, so every pair is compared before the duplicate is found.
+UNIQUE_OBJECTS = Tool(
+    name="import_rows",
+    description="Import rows, each at most once.",
+    schema={
+        "type": "object",
+        "properties": {
+            "rows": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "name": {"type": "string"},
+                        "tags": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "required": ["id", "name"],
+                },
+                "uniqueItems": True,
+            }
+        },
+        "required": ["rows"],
+    },
+    valid_args={"rows": ROWS},
+    invalid_args={"rows": [*copy.deepcopy(ROWS), copy.deepcopy(ROWS[0])]},
+)
 
 _variant_counter = itertools.count()
 
