@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 __all__ = [
     "FLAT_ARGS",
     "SCALARS",
+    "call_timeout",
     "flat_copy",
     "lenient_types",
-    "timeout_problem",
     "unknown_args",
 ]
 
@@ -59,7 +59,20 @@ def lenient_types(properties: Mapping[str, Any]) -> dict[str, tuple[type, ...]]:
     return found
 
 
-def timeout_problem(raw: Any) -> ArgError:
+def call_timeout(raw: Any, most: int) -> int | ArgError:
+    """A call's own ``timeoutMs``: the timeout in milliseconds, or the problem with it."""
+    if type(raw) is int and raw > 0:
+        timeout_ms = raw
+    elif type(raw) is float and raw > 0 and raw.is_integer():
+        timeout_ms = int(raw)
+    else:
+        return _timeout_problem(raw)
+    if timeout_ms > most:
+        return _timeout_too_long(timeout_ms, most)
+    return timeout_ms
+
+
+def _timeout_problem(raw: Any) -> ArgError:
     from pedelec._json import short_repr, type_name
     from pedelec.schema import ArgError
 
@@ -75,7 +88,7 @@ def timeout_problem(raw: Any) -> ArgError:
     )
 
 
-def timeout_too_long(raw: int, most: int) -> ArgError:
+def _timeout_too_long(raw: int, most: int) -> ArgError:
     from pedelec.schema import ArgError
 
     return ArgError(
