@@ -288,14 +288,14 @@ class ToolDefinition(Generic[P, R]):
     """
 
     __slots__ = (
-        "_prepare",
         "_schema",
-        "_validator",
         "call_spec",
         "description",
         "handler",
         "name",
+        "prepare_args",
         "timeout_ms",
+        "validator",
     )
 
     name: str
@@ -303,10 +303,11 @@ class ToolDefinition(Generic[P, R]):
     timeout_ms: int | None
     handler: Callable[P, R] | None
     _schema: dict[str, Any]
-    _validator: Validator
-    _prepare: Callable[[Any], Any] | None
-    #: How the session calls the inline handler (internal: read by ``pedelec._session``).
+    # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
+    # schema, how to call the inline handler, and the typed-tool step run before validation.
+    validator: Validator
     call_spec: HandlerSpec | None
+    prepare_args: Callable[[Any], Any] | None
 
     def __init__(self) -> None:
         raise TypeError("build a ToolDefinition with pedelec.define_tool(...) or @pedelec.tool")
@@ -327,13 +328,13 @@ class ToolDefinition(Generic[P, R]):
         self.name = name
         self.description = description
         self._schema = schema
-        self._validator = validator
+        self.validator = validator
         self.timeout_ms = timeout_ms
         self.handler = handler
         self.call_spec = spec
         # Typed tools: turns an agent's null for an optional parameter into "not given",
         # before validation (the subset has no null type).
-        self._prepare = prepare
+        self.prepare_args = prepare
         return self
 
     @property

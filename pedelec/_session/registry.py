@@ -44,7 +44,7 @@ class Entry:
         self.validator = validator
         self.inline: HandlerSpec | None = definition.call_spec
         self.named: HandlerSpec | None = None
-        self.prepare = definition._prepare
+        self.prepare = definition.prepare_args
         timeout = definition.timeout_ms
         self.timeout_ms: int = DEFAULT_TIMEOUT_MS if timeout is None else timeout
         props = validator.schema.get("properties") or {}
@@ -73,11 +73,9 @@ class Registry:
         Raises:
             PedelecError: ``INVALID_INPUT`` when the name is already declared.
         """
-        validator = definition._validator
+        validator = definition.validator
         if self._pattern_limit != DEFAULT_LIMITS.max_pattern_length:
-            validator = compile_tool_schema(
-                definition.name, definition._schema, self._pattern_limit
-            )
+            validator = compile_tool_schema(definition.name, definition.schema, self._pattern_limit)
         entry = Entry(definition, validator)
         with self._lock:
             if entry.name not in self._tools:
