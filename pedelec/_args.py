@@ -19,6 +19,7 @@ __all__ = [
     "FLAT_ARGS",
     "SCALARS",
     "call_timeout",
+    "coerce_json_text",
     "flat_copy",
     "lenient_types",
     "unknown_args",
@@ -57,6 +58,29 @@ def lenient_types(properties: Mapping[str, Any]) -> dict[str, tuple[type, ...]]:
         if types:
             found[key] = types
     return found
+
+
+def coerce_json_text(
+    args: dict[str, Any], lenient: Mapping[str, tuple[type, ...]], max_bytes: int, max_depth: int
+) -> dict[str, Any]:
+    """``lenient_json_args``: parse top-level JSON-text values where an array/object is due.
+
+    ``lenient`` is ``lenient_types`` of the tool's properties; ``args`` is changed in place.
+    """
+    from pedelec._json import parse_json_args
+    from pedelec.errors import PedelecError
+
+    for key, types in lenient.items():
+        text = args.get(key)
+        if type(text) is not str:
+            continue
+        try:
+            value = parse_json_args(text, max_bytes=max_bytes, max_depth=max_depth)
+        except PedelecError:
+            continue
+        if type(value) in types:
+            args[key] = value
+    return args
 
 
 def call_timeout(raw: Any, most: int) -> int | ArgError:

@@ -18,7 +18,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import FLAT_ARGS, call_timeout, unknown_args
+from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._result import ToolResult, next_request_number
@@ -757,7 +757,7 @@ class Session:
         if not validator.is_valid(args):
             invalid = True
             if self._lenient and entry.lenient and type(args) is dict:
-                args = self._coerce(entry, args)
+                args = coerce_json_text(args, entry.lenient, self._max_bytes, self._max_depth)
                 invalid = not validator.is_valid(args)
             if invalid:
                 problems = (problems or []) + validator.errors(
@@ -773,17 +773,3 @@ class Session:
         if spec is None:
             return self._events.report(_result.handler_not_found(name, rid))
         return entry, args, spec, timeout_ms
-
-    def _coerce(self, entry: Entry, args: dict[str, Any]) -> dict[str, Any]:
-        """``lenient_json_args``: parse top-level JSON-text values where an array/object is due."""
-        for key, types in entry.lenient.items():
-            text = args.get(key)
-            if type(text) is not str:
-                continue
-            try:
-                value = parse_json_args(text, max_bytes=self._max_bytes, max_depth=self._max_depth)
-            except PedelecError:
-                continue
-            if type(value) in types:
-                args[key] = value
-        return args
