@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 __all__ = [
     "FLAT_ARGS",
     "SCALARS",
+    "call_timeout",
+    "coerce_json_text",
     "flat_copy",
     "lenient_types",
-    "timeout_problem",
     "unknown_args",
 ]
 
@@ -59,7 +60,43 @@ def lenient_types(properties: Mapping[str, Any]) -> dict[str, tuple[type, ...]]:
     return found
 
 
-def timeout_problem(raw: Any) -> ArgError:
+def coerce_json_text(
+    args: dict[str, Any], lenient: Mapping[str, tuple[type, ...]], max_bytes: int, max_depth: int
+) -> dict[str, Any]:
+    """``lenient_json_args``: parse top-level JSON-text values where an array/object is due.
+
+    ``lenient`` is ``lenient_types`` of the tool's properties; ``args`` is changed in place.
+    """
+    from pedelec._json import parse_json_args
+    from pedelec.errors import PedelecError
+
+    for key, types in lenient.items():
+        text = args.get(key)
+        if type(text) is not str:
+            continue
+        try:
+            value = parse_json_args(text, max_bytes=max_bytes, max_depth=max_depth)
+        except PedelecError:
+            continue
+        if type(value) in types:
+            args[key] = value
+    return args
+
+
+def call_timeout(raw: Any, most: int) -> int | ArgError:
+    """A call's own ``timeoutMs``: the timeout in milliseconds, or the problem with it."""
+    if type(raw) is int and raw > 0:
+        timeout_ms = raw
+    elif type(raw) is float and raw > 0 and raw.is_integer():
+        timeout_ms = int(raw)
+    else:
+        return _timeout_problem(raw)
+    if timeout_ms > most:
+        return _timeout_too_long(timeout_ms, most)
+    return timeout_ms
+
+
+def _timeout_problem(raw: Any) -> ArgError:
     from pedelec._json import short_repr, type_name
     from pedelec.schema import ArgError
 
@@ -75,7 +112,7 @@ def timeout_problem(raw: Any) -> ArgError:
     )
 
 
-def timeout_too_long(raw: int, most: int) -> ArgError:
+def _timeout_too_long(raw: int, most: int) -> ArgError:
     from pedelec.schema import ArgError
 
     return ArgError(

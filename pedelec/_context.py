@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, final
 if TYPE_CHECKING:
     import threading
 
-__all__ = ["ToolCallContext"]
+__all__ = ["ToolCallContext", "cancel", "cancel_requested"]
 
 # One lock for every context's lazily created event: contexts are many and short-lived, and the
 # lock is only taken on the rare paths (first ``cancel_event`` access, cancellation). ``_thread``
@@ -142,14 +142,6 @@ class ToolCallContext:
                     self._event = event
         return event
 
-    def _cancel(self) -> None:
-        """Mark the call as cancelled (dispatcher only)."""
-        with _event_lock:
-            self._flag = True
-            event = self._event
-        if event is not None:
-            event.set()
-
     def __repr__(self) -> str:
         return (
             f"ToolCallContext(session_id={self.session_id!r}, "
@@ -157,3 +149,21 @@ class ToolCallContext:
             f"turn_id={self.turn_id!r}, started_at={self.started_at!r}, "
             f"timeout_ms={self.timeout_ms!r}, cancelled={self.cancelled!r})"
         )
+
+
+def cancel(ctx: ToolCallContext) -> None:
+    """Mark the call as cancelled: ``ctx.cancelled`` turns true, ``ctx.cancel_event`` is set.
+
+    A function of this module rather than a method, so the dispatcher's side of the context
+    stays off the handler's public face.
+    """
+    with _event_lock:
+        ctx._flag = True
+        event = ctx._event
+    if event is not None:
+        event.set()
+
+
+def cancel_requested(ctx: ToolCallContext) -> bool:
+    """Whether ``cancel`` was called (the deadline alone does not count, unlike ``cancelled``)."""
+    return ctx._flag

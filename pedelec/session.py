@@ -1,17 +1,12 @@
-"""The session: a tool registry, handler priority, dispatch with timeouts, status and events.
+"""The session: its public registration API, properties, events, ``end()``, and dispatch.
 
-One call goes through ``_prepare`` (ended? known tool? args parsed or cloned, ``timeoutMs`` taken
-out, args validated, handler chosen) and then one of three runners:
-
-* inline in ``dispatch_sync``: a sync handler, in the calling thread;
-* ``_run_async``: an async handler, in the awaiting task (``dispatch``) or on a private per-thread
-  event loop (``dispatch_sync``); its first step runs eagerly and a timer is only armed if it
-  suspends, so a handler that never awaits costs no more than a function call;
-* ``_run_threaded``: a sync handler under ``dispatch``, in the session's worker threads.
-
-Args handling beyond the general JSON and schema rules is in ``pedelec._args``; the cancellation
-machinery and private event loops are in ``pedelec._running``; result and error texts are in
-``pedelec._result``.
+A call is admitted by ``_prepare`` (ended? known tool? args parsed or copied, ``timeoutMs``
+taken out, args validated, handler chosen), then run: a sync handler under ``dispatch_sync``
+inline, right here (that block is the whole overhead of a trivial call); an async handler, or a
+sync one under ``dispatch``, by ``pedelec._session.runners``. Every run ends in
+``pedelec._session.outcome.settle``. The tools live in ``pedelec._session.registry``, the
+callbacks in ``pedelec._session.events``, the manifest shape in ``pedelec.manifest``; args
+rules beyond JSON and the schema are in ``pedelec._args``, result texts in ``pedelec._result``.
 """
 
 from __future__ import annotations
@@ -20,95 +15,46 @@ import sys
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeVar, final, overload
+from typing import TYPE_CHECKING, Any, Final, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import (
-    FLAT_ARGS,
-    SCALARS,
-    flat_copy,
-    lenient_types,
-    timeout_problem,
-    timeout_too_long,
-    unknown_args,
-)
-from pedelec._context import ToolCallContext
+from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
+from pedelec._context import ToolCallContext, cancel
 from pedelec._json import NotJsonError, clone_json, parse_json_args
-from pedelec._result import ToolResult, next_request_number, request_id
-from pedelec._running import (
-    Call,
-    Resume,
-    call_unless_cancelled,
-    cancelled_type,
-    discard,
-    log_late,
-    logger,
-    private_loop,
-)
+from pedelec._result import ToolResult, next_request_number
+from pedelec._session.events import Events, SessionStatus, noop, safe_call
+from pedelec._session.outcome import Overdue, settle
+from pedelec._session.registry import Entry, Registry, duplicate
+from pedelec._session.runners import Runner, private_loop
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
+from pedelec.manifest import build_manifest, definition_from_entry, parse_manifest
 from pedelec.tools import (
-    DEFAULT_TIMEOUT_MS,
     HandlerSpec,
     ToolDefinition,
     build_definition,
     check_name,
-    compile_tool_schema,
-    definition_from_entry,
     definition_from_function,
     doc_description,
     handler_spec,
     legacy_input_error,
-    read_manifest,
 )
 
 if TYPE_CHECKING:
     import os
 
-    from pedelec.schema import ArgError, Validator
+    from pedelec.schema import ArgError
     from pedelec.schema.types import ToolArgsSchema
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
 
-#: ``idle``: no call is running; ``waiting_tool_result``: at least one handler is running;
-#: ``ended``: ``end()`` was called. A failed call is only that call's result, so there is no
-#: session-wide error status (see ``on_error``).
-SessionStatus = Literal["idle", "waiting_tool_result", "ended"]
-
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: A call admitted to run: its entry, its own copy of the validated args, the handler and the
+#: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
+Admission: TypeAlias = tuple[Entry, dict[str, Any], HandlerSpec, int]
+
 _modules: Final = sys.modules
-
-
-@final
-class _Entry:
-    """One registered tool of one session (the definition plus this session's handlers)."""
-
-    __slots__ = (
-        "definition",
-        "inline",
-        "lenient",
-        "name",
-        "named",
-        "prepare",
-        "takes_timeout",
-        "timeout_ms",
-        "validator",
-    )
-
-    def __init__(self, definition: ToolDefinition[Any, Any], validator: Validator) -> None:
-        self.definition = definition
-        self.name = definition.name
-        self.validator = validator
-        self.inline: HandlerSpec | None = definition._spec
-        self.named: HandlerSpec | None = None
-        self.prepare = definition._prepare
-        timeout = definition.timeout_ms
-        self.timeout_ms: int = DEFAULT_TIMEOUT_MS if timeout is None else timeout
-        props = validator.schema.get("properties") or {}
-        # A schema that declares its own ``timeoutMs`` keeps it as an ordinary argument.
-        self.takes_timeout = "timeoutMs" in props
-        self.lenient = lenient_types(props)
 
 
 class Session:
@@ -187,19 +133,11 @@ class Session:
         self._max_values = limits.max_args_values
         self._max_bytes = limits.max_args_bytes
         self._flat_limit = min(64, limits.max_args_values)
-        self._lock = allocate_lock()
-        self._tools: dict[str, _Entry] = {}
-        self._fallback: HandlerSpec | None = None
-        # One entry per running handler: ``append``/``pop`` are atomic, so counting needs no lock
-        # unless someone listens for status changes (then transitions are computed under it).
-        self._running: list[None] = []
-        self._ended = False
-        # Calls end() must cancel: key -> a function that cancels it from any thread.
-        self._live: dict[object, Callable[[], None]] = {}
-        self._executor: Any = None
-        self._status_cbs: tuple[tuple[Callable[[SessionStatus], object]], ...] = ()
-        self._error_cbs: tuple[tuple[Callable[[ToolResult], object]], ...] = ()
-        self._ended_cbs: tuple[tuple[Callable[[], object]], ...] = ()
+        # One lock for registration, subscriptions and end(): each takes it only briefly.
+        lock = allocate_lock()
+        self._registry = Registry(lock, limits.max_pattern_length)
+        self._events = Events(lock)
+        self._runner = Runner(session_id, lock, self._events)
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,
@@ -207,7 +145,7 @@ class Session:
                 {"field": "tools"},
             )
         for index, item in enumerate(tools):
-            self._register(definition_from_entry(item, index))
+            self._registry.add(definition_from_entry(item, index))
 
     # --- properties -----------------------------------------------------------------------
 
@@ -254,29 +192,18 @@ class Session:
         A call counts as running until its caller has its result: a threaded handler that
         overran its timeout and still runs in its worker thread no longer counts.
         """
-        if self._ended:
+        runner = self._runner
+        if runner.ended:
             return "ended"
-        return "waiting_tool_result" if self._running else "idle"
+        return "waiting_tool_result" if runner.running else "idle"
 
     def __repr__(self) -> str:
         return (
             f"<pedelec Session {self._session_id!r} status={self.status!r} "
-            f"tools={list(self._tools)!r}>"
+            f"tools={self._registry.names()!r}>"
         )
 
     # --- registration ---------------------------------------------------------------------
-
-    def _register(self, definition: ToolDefinition[Any, Any]) -> None:
-        validator = definition._validator
-        pattern_limit = self._limits.max_pattern_length
-        if pattern_limit != DEFAULT_LIMITS.max_pattern_length:
-            validator = compile_tool_schema(definition.name, definition._schema, pattern_limit)
-        entry = _Entry(definition, validator)
-        with self._lock:
-            if entry.name not in self._tools:
-                self._tools[entry.name] = entry
-                return
-        raise _duplicate(entry.name)
 
     @overload
     def on_tool(
@@ -344,34 +271,22 @@ class Session:
                     "tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
-            self._declared(name)
+            self._registry.require(name)
 
             def attach(fn: F) -> F:
-                spec = handler_spec(fn, tool=name)
-                with self._lock:
-                    self._tools[name].named = spec
+                self._registry.attach(name, handler_spec(fn, tool=name))
                 return fn
 
             return attach
-        if name in self._tools:
-            raise _duplicate(name)
+        if name in self._registry:
+            raise duplicate(name)
 
         def declare(fn: F) -> F:
             text = description if description is not None else doc_description(fn)
-            self._register(build_definition(name, text, schema, timeout_ms, fn, {}))
+            self._registry.add(build_definition(name, text, schema, timeout_ms, fn, {}))
             return fn
 
         return declare
-
-    def _declared(self, name: str) -> None:
-        if name not in self._tools:
-            raise PedelecError(
-                INVALID_INPUT,
-                f'Tool "{name}" is not declared in this session, so an agent could never call '
-                "this handler; declare it with schema= (and description=), in tools=, or in "
-                "the manifest.",
-                {"tool": name, "field": "schema"},
-            )
 
     @overload
     def tool(self, fn: F, /) -> F: ...
@@ -430,13 +345,13 @@ class Session:
             'Hello, Ada!'
         """
         if callable(target):
-            self._register(definition_from_function(target, None, None, None, timeout_ms))
+            self._registry.add(definition_from_function(target, None, None, None, timeout_ms))
             return target
         if target is not None:
             name = target
 
         def declare(fn: F) -> F:
-            self._register(definition_from_function(fn, name, description, None, timeout_ms))
+            self._registry.add(definition_from_function(fn, name, description, None, timeout_ms))
             return fn
 
         return declare
@@ -457,9 +372,7 @@ class Session:
             >>> session.dispatch_sync("echo", {"x": 1}).value
             {'tool': 'echo', 'args': {'x': 1}}
         """
-        spec = handler_spec(fn, fallback=True)
-        with self._lock:
-            self._fallback = spec
+        self._registry.set_fallback(handler_spec(fn, fallback=True))
         return fn
 
     def off_tool(self, name: str, handler: Callable[..., Any]) -> bool:
@@ -479,17 +392,7 @@ class Session:
             >>> session.off_tool("t", t), session.off_tool("t", t)
             (True, False)
         """
-        with self._lock:
-            entry = self._tools.get(name)
-            if entry is None:
-                return False
-            if entry.named is not None and entry.named.source == handler:
-                entry.named = None
-                return True
-            if entry.named is None and entry.inline is not None and entry.inline.source == handler:
-                entry.inline = None
-                return True
-        return False
+        return self._registry.detach(name, handler)
 
     def off_any_tool(self, handler: Callable[..., Any]) -> bool:
         """Remove the fallback handler if ``handler`` is still the current one.
@@ -497,17 +400,13 @@ class Session:
         Returns:
             True when it was removed.
         """
-        with self._lock:
-            if self._fallback is not None and self._fallback.source == handler:
-                self._fallback = None
-                return True
-        return False
+        return self._registry.remove_fallback(handler)
 
     # --- manifests ------------------------------------------------------------------------
 
     def tool_names(self) -> list[str]:
         """The names of the declared tools, in declaration order."""
-        return list(self._tools)
+        return self._registry.names()
 
     def has_handler(self, name: str) -> bool:
         """Whether a call of tool ``name`` would find a handler (named, inline or fallback).
@@ -519,10 +418,7 @@ class Session:
             >>> session.has_handler("t"), session.has_handler("nope")
             (False, False)
         """
-        entry = self._tools.get(name) if isinstance(name, str) else None
-        if entry is None:
-            return False
-        return (entry.named or entry.inline or self._fallback) is not None
+        return self._registry.handler(name) is not None
 
     def tool_spec(self, name: str) -> dict[str, Any]:
         """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?}`` (a fresh copy).
@@ -537,9 +433,10 @@ class Session:
             >>> session.tool_spec("t")
             {'name': 't', 'description': 'T.', 'argsSchema': {'type': 'object'}, 'timeoutMs': 500}
         """
-        entry = self._tools.get(name) if isinstance(name, str) else None
+        registry = self._registry
+        entry = registry.get(name) if isinstance(name, str) else None
         if entry is None:
-            error = _result.tool_not_found(name, "", list(self._tools)).error
+            error = _result.tool_not_found(name, "", registry.names()).error
             assert error is not None
             raise error
         return entry.definition.spec()
@@ -556,10 +453,7 @@ class Session:
             >>> Session(guidance="Be brief.").manifest()
             {'guidance': 'Be brief.', 'tools': []}
         """
-        return {
-            "guidance": self._guidance,
-            "tools": [entry.definition.spec() for entry in list(self._tools.values())],
-        }
+        return build_manifest(self._guidance, self._registry.definitions())
 
     @classmethod
     def from_manifest(
@@ -590,35 +484,7 @@ class Session:
             >>> session.tool_names(), session.guidance
             (['t'], 'Hi.')
         """
-        data: Any = manifest
-        if isinstance(manifest, str) or hasattr(manifest, "__fspath__"):
-            data = read_manifest(manifest)
-        if isinstance(data, list):
-            guidance: Any = ""
-            tools: Any = data
-        elif isinstance(data, Mapping):
-            extra = [k for k in data if k not in ("guidance", "tools")]
-            if extra:
-                raise PedelecError(
-                    INVALID_INPUT,
-                    f'Unknown manifest key {extra[0]!r}; a manifest has "guidance" and "tools".',
-                    {"field": str(extra[0])},
-                )
-            guidance = data.get("guidance", "")
-            tools = data.get("tools", [])
-            if not isinstance(tools, list):
-                raise PedelecError(
-                    INVALID_INPUT,
-                    f'The manifest\'s "tools" must be an array, got {type(tools).__name__}.',
-                    {"field": "tools"},
-                )
-        else:
-            raise PedelecError(
-                INVALID_INPUT,
-                'A manifest must be an object with a "tools" array (or a path to such a JSON '
-                f"file), got {type(data).__name__}.",
-                {"field": "manifest"},
-            )
+        tools, guidance = parse_manifest(manifest)
         return cls(
             tools,
             guidance,
@@ -646,7 +512,7 @@ class Session:
             >>> seen
             ['ended']
         """
-        return self._subscribe("_status_cbs", callback)
+        return self._events.subscribe("status", callback)
 
     def on_error(self, callback: Callable[[ToolResult], object]) -> Callable[[], None]:
         """Call ``callback(result)`` when a call fails in a way the developer should see.
@@ -656,51 +522,20 @@ class Session:
         ``TOOL_ARGS_INVALID``), domain errors a handler raised or returned, or
         ``SESSION_ENDED``. Returns an unsubscribe function; a callback that raises is logged.
         """
-        return self._subscribe("_error_cbs", callback)
+        return self._events.subscribe("errors", callback)
 
     def on_ended(self, callback: Callable[[], object]) -> Callable[[], None]:
         """Call ``callback()`` once when the session ends (at once if it already has).
 
         Returns an unsubscribe function; a callback that raises is logged.
         """
-        with self._lock:
-            ended = self._ended
+        events = self._events
+        with events.lock:
+            ended = self._runner.ended
         if ended:
-            self._safe_call(callback)
-            return _noop
-        return self._subscribe("_ended_cbs", callback)
-
-    def _subscribe(self, attr: str, callback: Any) -> Callable[[], None]:
-        if not callable(callback):
-            raise PedelecError(
-                INVALID_INPUT,
-                f"A callback must be callable, got {type(callback).__name__}.",
-                {"field": "callback"},
-            )
-        token = (callback,)
-        with self._lock:
-            setattr(self, attr, (*getattr(self, attr), token))
-
-        def unsubscribe() -> None:
-            with self._lock:
-                setattr(self, attr, tuple(t for t in getattr(self, attr) if t is not token))
-
-        return unsubscribe
-
-    def _safe_call(self, callback: Callable[..., object], *args: Any) -> None:
-        try:
-            callback(*args)
-        except Exception:
-            logger().exception("pedelec: a session callback raised; it was ignored")
-
-    def _emit_status(self, status: SessionStatus) -> None:
-        for (cb,) in self._status_cbs:
-            self._safe_call(cb, status)
-
-    def _report(self, result: ToolResult) -> ToolResult:
-        for (cb,) in self._error_cbs:
-            self._safe_call(cb, result)
-        return result
+            safe_call(callback)
+            return noop
+        return events.subscribe("ended", callback)
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -720,40 +555,7 @@ class Session:
             >>> session.status
             'ended'
         """
-        with self._lock:
-            if self._ended:
-                return
-            self._ended = True
-            live = list(self._live.values())
-            executor, self._executor = self._executor, None
-            ended_cbs, self._ended_cbs = self._ended_cbs, ()
-        for cancel in live:
-            self._safe_call(cancel)
-        if executor is not None:
-            executor.shutdown(wait=False)
-        self._emit_status("ended")
-        for (cb,) in ended_cbs:
-            self._safe_call(cb)
-
-    def _enter(self) -> None:
-        if not self._status_cbs:
-            self._running.append(None)
-            return
-        with self._lock:
-            self._running.append(None)
-            first = len(self._running) == 1 and not self._ended
-        if first:
-            self._emit_status("waiting_tool_result")
-
-    def _leave(self) -> None:
-        if not self._status_cbs:
-            self._running.pop()
-            return
-        with self._lock:
-            self._running.pop()
-            last = not self._running and not self._ended
-        if last:
-            self._emit_status("idle")
+        self._runner.end()
 
     # --- dispatch -------------------------------------------------------------------------
 
@@ -812,20 +614,22 @@ class Session:
             return prepared
         entry, args, spec, timeout_ms = prepared
         name = entry.name
+        runner = self._runner
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
-                self._run_async(name, rid, spec, args, turn_id, timeout_ms)
+                runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
             )
-        # A sync handler runs here, in the calling thread. This block is the whole overhead of
-        # a trivial call, so it is written out rather than split into helpers.
+        # The inline runner: a sync handler runs here, in the calling thread. This block is the
+        # whole overhead of a trivial call, so it is written out rather than split into helpers.
         fn = spec.args_only
         ctx = None
         value: Any = None
         raised: Exception | None = None
-        if self._status_cbs:
-            self._enter()
+        watched = bool(runner.events.status)
+        if watched:
+            runner.enter()
         else:
-            self._running.append(None)
+            runner.running.append(None)
         try:
             start = monotonic()
             if fn is not None:
@@ -834,29 +638,27 @@ class Session:
                 except Exception as exc:
                     raised = exc
             else:
-                ctx = self._context(name, rid, turn_id, timeout_ms)
+                ctx = runner.context(name, rid, turn_id, timeout_ms)
                 rid = ctx.tool_request_id
-                live = self._live
-                live[ctx] = ctx._cancel  # dict stores are atomic; end() copies under the lock
-                if self._ended:
-                    ctx._cancel()
+                live = runner.live
+                live[ctx] = cancel  # dict stores are atomic; end() copies under the lock
+                if runner.ended:
+                    cancel(ctx)
                 try:
                     value = spec.call(args, ctx)
                 except Exception as exc:
                     raised = exc
                 finally:
                     del live[ctx]
-            if monotonic() - start > timeout_ms / 1000 or self._ended:
-                discard(value)
-                return self._late(name, rid, timeout_ms, ctx, raised)
-            if raised is None and type(value) in SCALARS:
-                return ToolResult(name, rid, value)
-            return self._outcome(name, rid, value, raised)
+            overdue = None
+            if monotonic() - start > timeout_ms / 1000 or runner.ended:
+                overdue = Overdue(timeout_ms, ctx, runner.ended)
+            return settle(name, rid, value, raised, runner.events, overdue)
         finally:
-            if self._status_cbs:
-                self._leave()
+            if watched:
+                runner.leave()
             else:
-                self._running.pop()
+                runner.running.pop()
 
     async def dispatch(
         self,
@@ -903,20 +705,21 @@ class Session:
             return prepared
         entry, args, spec, timeout_ms = prepared
         if spec.is_async:
-            return await self._run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
-        return await self._run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
+            return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
+        return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
 
-    def _prepare(self, name: Any, args: Any, rid: str | int) -> Any:
-        """Everything before the handler runs: a ``ToolResult`` when the call stops here, else
-        ``(entry, args, spec, timeout_ms)``."""
-        if self._ended:
+    def _prepare(self, name: Any, args: Any, rid: str | int) -> Admission | ToolResult:
+        """Admission, everything before the handler runs: the ``Admission`` of a call that may
+        run, or the ``ToolResult`` of one that stops here."""
+        if self._runner.ended:
             return _result.session_ended(name, rid)
+        registry = self._registry
         try:
-            entry = self._tools.get(name)
+            entry = registry.get(name)
         except TypeError:  # an unhashable "name"
             entry = None
         if entry is None:
-            return _result.tool_not_found(name, rid, list(self._tools))
+            return _result.tool_not_found(name, rid, registry.names())
         name = entry.name
         kind = type(args)
         if kind is dict and len(args) < self._flat_limit:
@@ -942,15 +745,11 @@ class Session:
         timeout_ms = entry.timeout_ms
         problems: list[ArgError] | None = None
         if type(args) is dict and "timeoutMs" in args and not entry.takes_timeout:
-            raw = args.pop("timeoutMs")
-            if type(raw) is int and raw > 0:
-                timeout_ms = raw
-            elif type(raw) is float and raw > 0 and raw.is_integer():
-                timeout_ms = int(raw)
+            given = call_timeout(args.pop("timeoutMs"), self._limits.max_call_timeout_ms)
+            if isinstance(given, int):
+                timeout_ms = given
             else:
-                problems = [timeout_problem(raw)]
-            if problems is None and timeout_ms > self._limits.max_call_timeout_ms:
-                problems = [timeout_too_long(timeout_ms, self._limits.max_call_timeout_ms)]
+                problems = [given]
         prepare = entry.prepare
         if prepare is not None:
             args = prepare(args)
@@ -958,7 +757,7 @@ class Session:
         if not validator.is_valid(args):
             invalid = True
             if self._lenient and entry.lenient and type(args) is dict:
-                args = self._coerce(entry, args)
+                args = coerce_json_text(args, entry.lenient, self._max_bytes, self._max_depth)
                 invalid = not validator.is_valid(args)
             if invalid:
                 problems = (problems or []) + validator.errors(
@@ -970,240 +769,7 @@ class Session:
             )
         if problems:
             return _result.args_invalid(name, rid, problems[: self._limits.max_errors])
-        spec = entry.named or entry.inline or self._fallback
+        spec = entry.named or entry.inline or registry.fallback
         if spec is None:
-            return self._report(_result.handler_not_found(name, rid))
+            return self._events.report(_result.handler_not_found(name, rid))
         return entry, args, spec, timeout_ms
-
-    def _coerce(self, entry: _Entry, args: dict[str, Any]) -> dict[str, Any]:
-        """``lenient_json_args``: parse top-level JSON-text values where an array/object is due."""
-        for key, types in entry.lenient.items():
-            text = args.get(key)
-            if type(text) is not str:
-                continue
-            try:
-                value = parse_json_args(text, max_bytes=self._max_bytes, max_depth=self._max_depth)
-            except PedelecError:
-                continue
-            if type(value) in types:
-                args[key] = value
-        return args
-
-    def _context(
-        self, name: str, rid: str | int, turn_id: str | None, timeout_ms: int
-    ) -> ToolCallContext:
-        return ToolCallContext(self._session_id, request_id(rid), name, turn_id, timeout_ms)
-
-    def _outcome(
-        self, name: str, rid: str | int, value: Any, raised: BaseException | None
-    ) -> ToolResult:
-        """The result of a handler that returned ``value`` or raised ``raised``."""
-        if raised is not None:
-            if isinstance(raised, PedelecError):
-                return self._raised(name, rid, raised)
-            logger().error('pedelec: the handler of tool "%s" raised', name, exc_info=raised)
-            return self._report(_result.handler_failed(name, rid, raised))
-        t = type(value)
-        if t in SCALARS or (t is float and value - value == 0.0):
-            return ToolResult(name, rid, value)
-        if t is dict and len(value) < 64:
-            copy = flat_copy(value)
-            if copy is not None and not (len(copy) == 1 and "error" in copy):
-                return ToolResult(name, rid, copy)
-        result = _result.from_value(name, rid, value)
-        if result.value is None and result.error is not None:
-            self._report(result)  # only a value that is not JSON gets here
-        return result
-
-    def _raised(self, name: str, rid: str | int, exc: PedelecError) -> ToolResult:
-        details = exc.details
-        if details is not None:
-            try:
-                details = clone_json(details)
-            except NotJsonError as bad:
-                return self._report(_result.details_not_json(name, rid, exc, bad))
-        return ToolResult(name, rid, None, PedelecError(str(exc.code), str(exc.message), details))
-
-    def _late(
-        self,
-        name: str,
-        rid: str | int,
-        timeout_ms: int,
-        ctx: ToolCallContext | None,
-        raised: BaseException | None,
-    ) -> ToolResult:
-        """The result of a call that ended after its deadline or after ``end()``."""
-        if ctx is not None:
-            ctx._cancel()
-        if raised is not None and not isinstance(raised, (PedelecError, cancelled_type())):
-            logger().error(
-                'pedelec: the handler of tool "%s" raised after its call was over',
-                name,
-                exc_info=raised,
-            )
-        if self._ended:
-            return _result.session_ended(name, rid, running=True)
-        return self._report(_result.timed_out(name, rid, timeout_ms))
-
-    async def _run_async(
-        self,
-        name: str,
-        rid: str | int,
-        spec: HandlerSpec,
-        args: dict[str, Any],
-        turn_id: str | None,
-        timeout_ms: int,
-    ) -> ToolResult:
-        fn = spec.args_only
-        ctx = None
-        value: Any = None
-        raised: Exception | None = None
-        self._enter()
-        try:
-            start = monotonic()
-            try:
-                if fn is not None:
-                    awaitable = fn(args)
-                else:
-                    ctx = self._context(name, rid, turn_id, timeout_ms)
-                    awaitable = spec.call(args, ctx)
-                it = awaitable.__await__()
-                first = it.send(None)
-            except StopIteration as stop:
-                value = stop.value
-            except Exception as exc:
-                raised = exc
-            else:
-                # The handler suspended: from here on a timer (and end()) may cancel it.
-                deadline = start + timeout_ms / 1000
-                return await self._await_rest(
-                    name, rid, ctx, Resume(it, first), deadline, timeout_ms
-                )
-            if monotonic() - start > timeout_ms / 1000 or self._ended:
-                return self._late(name, rid, timeout_ms, ctx, raised)
-            return self._outcome(name, rid, value, raised)
-        finally:
-            self._leave()
-
-    async def _run_threaded(
-        self,
-        name: str,
-        rid: str | int,
-        spec: HandlerSpec,
-        args: dict[str, Any],
-        turn_id: str | None,
-        timeout_ms: int,
-    ) -> ToolResult:
-        import asyncio
-        import contextvars
-
-        # Always a context here: its flag tells a worker that picks the call up late not to
-        # start it, and its event tells a running handler that nobody waits any more.
-        ctx = self._context(name, rid, turn_id, timeout_ms)
-        self._enter()
-        try:
-            start = monotonic()
-            executor = self._get_executor()
-            if executor is None:  # the session ended meanwhile
-                return _result.session_ended(name, rid)
-            run = contextvars.copy_context().run
-            fn = spec.args_only
-            if fn is not None:
-                future = executor.submit(run, call_unless_cancelled, ctx, fn, args)
-            else:
-                future = executor.submit(run, call_unless_cancelled, ctx, spec.call, args, ctx)
-            deadline = start + timeout_ms / 1000
-            result = await self._await_rest(
-                name, rid, ctx, asyncio.wrap_future(future), deadline, timeout_ms
-            )
-            if result.error is not None and result.error.code in _LATE_CODES:
-                future.add_done_callback(lambda f: log_late(name, f))
-            return result
-        finally:
-            self._leave()
-
-    def _get_executor(self) -> Any:
-        executor = self._executor
-        if executor is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with self._lock:
-                if self._ended:
-                    return None
-                executor = self._executor
-                if executor is None:
-                    executor = self._executor = ThreadPoolExecutor(
-                        thread_name_prefix=f"pedelec-{self._session_id[:8]}"
-                    )
-        return executor
-
-    async def _await_rest(
-        self,
-        name: str,
-        rid: str | int,
-        ctx: ToolCallContext | None,
-        awaitable: Any,
-        deadline: float,
-        timeout_ms: int,
-    ) -> ToolResult:
-        """Await a running handler under its deadline and ``end()``; turn it into a result."""
-        import asyncio
-
-        value: Any = None
-        raised: BaseException | None = None
-        loop = asyncio.get_running_loop()
-        task = asyncio.current_task(loop)
-        if task is None:  # driven by something other than an asyncio task: no timer possible
-            try:
-                value = await awaitable
-            except Exception as exc:
-                raised = exc
-            return self._outcome(name, rid, value, raised)
-        call = Call(loop, task, ctx)
-        cancelling = task.cancelling()
-        handle = loop.call_at(loop.time() + (deadline - monotonic()), call.expire)
-        with self._lock:
-            ended = self._ended
-            if not ended:
-                self._live[call] = call.end
-        if ended:
-            call.cancel("ended")
-        try:
-            value = await awaitable
-        except asyncio.CancelledError as exc:
-            if call.reason is None:
-                raise
-            raised = exc
-        except Exception as exc:
-            raised = exc
-        finally:
-            call.done = True
-            handle.cancel()
-            with self._lock:
-                self._live.pop(call, None)
-        if call.reason is not None:
-            # Take our cancellation back; re-raise when someone else cancelled the task too.
-            if task.uncancel() > cancelling and isinstance(raised, asyncio.CancelledError):
-                raise raised
-            discard(value)
-            return self._late(name, rid, timeout_ms, ctx, raised)
-        if self._ended:  # ended while the handler ran, too late to cancel it
-            discard(value)
-            return self._late(name, rid, timeout_ms, ctx, raised)
-        return self._outcome(name, rid, value, raised)
-
-
-_LATE_CODES: Final = frozenset({"TOOL_TIMEOUT", "SESSION_ENDED"})
-
-
-def _duplicate(name: str) -> PedelecError:
-    return PedelecError(
-        INVALID_INPUT,
-        f'Tool "{name}" is already declared in this session; tool names must be unique '
-        "(to replace its handler, use @session.on_tool(name) without a schema).",
-        {"tool": name, "field": "name"},
-    )
-
-
-def _noop() -> None:
-    return None

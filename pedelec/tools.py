@@ -161,14 +161,14 @@ class ToolDefinition(Generic[P, R]):
     """
 
     __slots__ = (
-        "_prepare",
         "_schema",
-        "_spec",
-        "_validator",
+        "call_spec",
         "description",
         "handler",
         "name",
+        "prepare_args",
         "timeout_ms",
+        "validator",
     )
 
     name: str
@@ -176,9 +176,11 @@ class ToolDefinition(Generic[P, R]):
     timeout_ms: int | None
     handler: Callable[P, R] | None
     _schema: dict[str, Any]
-    _validator: Validator
-    _spec: HandlerSpec | None
-    _prepare: Callable[[Any], Any] | None
+    # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
+    # schema, how to call the inline handler, and the typed-tool step run before validation.
+    validator: Validator
+    call_spec: HandlerSpec | None
+    prepare_args: Callable[[Any], Any] | None
 
     def __init__(self) -> None:
         raise TypeError("build a ToolDefinition with pedelec.define_tool(...) or @pedelec.tool")
@@ -199,13 +201,13 @@ class ToolDefinition(Generic[P, R]):
         self.name = name
         self.description = description
         self._schema = schema
-        self._validator = validator
+        self.validator = validator
         self.timeout_ms = timeout_ms
         self.handler = handler
-        self._spec = spec
+        self.call_spec = spec
         # Typed tools: turns an agent's null for an optional parameter into "not given",
         # before validation (the subset has no null type).
-        self._prepare = prepare
+        self.prepare_args = prepare
         return self
 
     @property
@@ -422,81 +424,3 @@ def definition_from_function(
     if description is None:
         description = doc_description(fn)
     return build_definition(name, description, schema, timeout_ms, fn, {})
-
-
-# --- manifests ------------------------------------------------------------------------------
-
-#: The keys of a manifest tool entry (the TypeScript SDK's shape), plus an optional handler.
-ENTRY_KEYS: Final = ("name", "description", "argsSchema", "timeoutMs", "handler")
-
-
-def read_manifest(path: Any) -> Any:
-    import os
-
-    fs_path = os.fspath(path)
-    try:
-        with open(fs_path, "rb") as f:
-            text = f.read()
-    except OSError as exc:
-        raise PedelecError(
-            INVALID_INPUT,
-            f"Cannot read the manifest {fs_path!r}: {exc.strerror or exc}.",
-            {"path": fs_path},
-        ) from None
-    from pedelec._json import parse_json_args
-
-    try:
-        return parse_json_args(text)
-    except PedelecError as exc:
-        message = exc.message.replace("args are not valid JSON", "it is not valid JSON", 1)
-        raise PedelecError(
-            INVALID_INPUT,
-            f"Cannot load the manifest {fs_path!r}: {message}",
-            {"path": fs_path, **(exc.details if isinstance(exc.details, dict) else {})},
-        ) from None
-
-
-def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
-    """A ``tools=`` entry as a definition: a ``ToolDefinition`` or a manifest-style dict."""
-    if isinstance(item, ToolDefinition):
-        return item
-    if not isinstance(item, Mapping):
-        raise PedelecError(
-            INVALID_INPUT,
-            f"tools[{index}] must be a tool definition (define_tool, @tool) or a dict with "
-            f'"name", "description" and "argsSchema", got {type(item).__name__}.',
-            {"index": index},
-        )
-    name = item.get("name")
-    if "input" in item:
-        raise legacy_input_error(name, '"argsSchema"')
-    extra = [k for k in item if k not in ENTRY_KEYS]
-    if extra:
-        label = f'Tool "{name}"' if isinstance(name, str) else f"tools[{index}]"
-        raise PedelecError(
-            INVALID_INPUT,
-            f"{label}: unknown key {extra[0]!r}; a tool has "
-            + ", ".join(f'"{k}"' for k in ENTRY_KEYS)
-            + ".",
-            {
-                "tool": name if isinstance(name, str) else None,
-                "index": index,
-                "field": str(extra[0]),
-            },
-        )
-    if "argsSchema" not in item:
-        check_name(name)
-        raise PedelecError(
-            INVALID_INPUT,
-            f'Tool "{name}" has no "argsSchema"; every tool needs one (a tool without arguments '
-            'uses {"type": "object", "properties": {}}).',
-            {"tool": name, "index": index, "field": "argsSchema"},
-        )
-    return build_definition(
-        name,
-        item.get("description"),
-        item["argsSchema"],
-        item.get("timeoutMs"),
-        item.get("handler"),
-        {},
-    )

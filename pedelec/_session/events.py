@@ -1,0 +1,90 @@
+"""The session's callbacks: subscribing, and calling them so that one that raises is only logged.
+
+Each kind keeps a tuple of one-element tokens, replaced (never mutated) under the session's lock:
+emitting reads the tuple without the lock, and unsubscribing removes exactly the token it added,
+even when the same callback was subscribed twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, final
+
+from pedelec.errors import INVALID_INPUT, PedelecError
+
+if TYPE_CHECKING:
+    from pedelec._result import ToolResult
+
+__all__ = ["Events", "SessionStatus", "logger"]
+
+#: ``idle``: no call is running; ``waiting_tool_result``: at least one handler is running;
+#: ``ended``: ``end()`` was called. A failed call is only that call's result, so there is no
+#: session-wide error status (see ``on_error``).
+SessionStatus = Literal["idle", "waiting_tool_result", "ended"]
+
+Kind = Literal["status", "errors", "ended"]
+
+
+def logger() -> Any:
+    """The ``pedelec`` logger (``logging`` is imported on first use)."""
+    import logging
+
+    return logging.getLogger("pedelec")
+
+
+@final
+class Events:
+    """The callbacks of one session: ``on_status``, ``on_error`` and ``on_ended``."""
+
+    __slots__ = ("ended", "errors", "lock", "status")
+
+    def __init__(self, lock: Any) -> None:
+        self.lock = lock
+        self.status: tuple[tuple[Callable[[SessionStatus], object]], ...] = ()
+        self.errors: tuple[tuple[Callable[[ToolResult], object]], ...] = ()
+        self.ended: tuple[tuple[Callable[[], object]], ...] = ()
+
+    def subscribe(self, kind: Kind, callback: Any) -> Callable[[], None]:
+        """Add ``callback`` to ``kind``; returns the function that removes it again."""
+        if not callable(callback):
+            raise PedelecError(
+                INVALID_INPUT,
+                f"A callback must be callable, got {type(callback).__name__}.",
+                {"field": "callback"},
+            )
+        token = (callback,)
+        with self.lock:
+            setattr(self, kind, (*getattr(self, kind), token))
+
+        def unsubscribe() -> None:
+            with self.lock:
+                setattr(self, kind, tuple(t for t in getattr(self, kind) if t is not token))
+
+        return unsubscribe
+
+    def take_ended(self) -> tuple[tuple[Callable[[], object]], ...]:
+        """The ``on_ended`` callbacks, removed: they fire once (call under the lock)."""
+        ended, self.ended = self.ended, ()
+        return ended
+
+    def emit_status(self, status: SessionStatus) -> None:
+        for (cb,) in self.status:
+            safe_call(cb, status)
+
+    def report(self, result: ToolResult) -> ToolResult:
+        """Tell the ``on_error`` callbacks about ``result``, and return it."""
+        for (cb,) in self.errors:
+            safe_call(cb, result)
+        return result
+
+
+def safe_call(callback: Callable[..., object], *args: Any) -> None:
+    """Call a developer's callback; an exception is logged, never passed on to the caller."""
+    try:
+        callback(*args)
+    except Exception:
+        logger().exception("pedelec: a session callback raised; it was ignored")
+
+
+def noop() -> None:
+    return None

@@ -1,0 +1,119 @@
+"""The one step from what a handler did (returned a value, raised, or overran) to its result.
+
+Every runner ends in ``settle``, so the rules live here once: a value is copied out as plain
+JSON, a raised ``PedelecError`` passes with its own code, any other exception becomes
+``TOOL_HANDLER_ERROR`` (logged), and a call that outlived its deadline or its session gets
+``TOOL_TIMEOUT`` or ``SESSION_ENDED`` whatever the handler did. This is the exception boundary.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from pedelec import _result
+from pedelec._args import SCALARS, flat_copy
+from pedelec._context import cancel
+from pedelec._json import NotJsonError, clone_json
+from pedelec._result import ToolResult
+from pedelec._session.events import logger
+from pedelec.errors import PedelecError
+
+if TYPE_CHECKING:
+    from pedelec._context import ToolCallContext
+    from pedelec._session.events import Events
+
+__all__ = ["Overdue", "cancelled_type", "discard", "settle"]
+
+
+class Overdue(NamedTuple):
+    """Why a call's caller stopped waiting before the handler finished."""
+
+    timeout_ms: int
+    ctx: ToolCallContext | None
+    ended: bool
+
+
+def settle(
+    name: str,
+    rid: str | int,
+    value: Any,
+    raised: BaseException | None,
+    events: Events,
+    overdue: Overdue | None = None,
+) -> ToolResult:
+    """The result of a handler that returned ``value`` or raised ``raised``.
+
+    Args:
+        name: The tool's name.
+        rid: The call's request id (a number still to render, or the given text).
+        value: What the handler returned (ignored when it raised).
+        raised: The exception the handler raised, or ``None``.
+        events: Where developer-facing failures are reported (``on_error``).
+        overdue: Set when the call ended after its deadline or after ``end()``; its result
+            then says so, and the handler's value is discarded.
+    """
+    if overdue is not None:
+        discard(value)
+        return _overdue(name, rid, raised, events, overdue)
+    if raised is not None:
+        if isinstance(raised, PedelecError):
+            return _domain_error(name, rid, raised, events)
+        logger().error('pedelec: the handler of tool "%s" raised', name, exc_info=raised)
+        return events.report(_result.handler_failed(name, rid, raised))
+    t = type(value)
+    if t in SCALARS or (t is float and value - value == 0.0):
+        return ToolResult(name, rid, value)
+    if t is dict and len(value) < 64:
+        copy = flat_copy(value)
+        if copy is not None and not (len(copy) == 1 and "error" in copy):
+            return ToolResult(name, rid, copy)
+    result = _result.from_value(name, rid, value)
+    if result.value is None and result.error is not None:
+        events.report(result)  # only a value that is not JSON gets here
+    return result
+
+
+def _domain_error(name: str, rid: str | int, exc: PedelecError, events: Events) -> ToolResult:
+    """A ``PedelecError`` the handler raised: passed on with its code, details copied."""
+    details = exc.details
+    if details is not None:
+        try:
+            details = clone_json(details)
+        except NotJsonError as bad:
+            return events.report(_result.details_not_json(name, rid, exc, bad))
+    return ToolResult(name, rid, None, PedelecError(str(exc.code), str(exc.message), details))
+
+
+def _overdue(
+    name: str, rid: str | int, raised: BaseException | None, events: Events, overdue: Overdue
+) -> ToolResult:
+    if overdue.ctx is not None:
+        cancel(overdue.ctx)
+    if raised is not None and not isinstance(raised, (PedelecError, cancelled_type())):
+        logger().error(
+            'pedelec: the handler of tool "%s" raised after its call was over',
+            name,
+            exc_info=raised,
+        )
+    if overdue.ended:
+        return _result.session_ended(name, rid, running=True)
+    return events.report(_result.timed_out(name, rid, overdue.timeout_ms))
+
+
+def discard(value: Any) -> None:
+    """Close a coroutine a sync handler returned but nobody will await (no warning leaks)."""
+    import inspect
+
+    if inspect.iscoroutine(value):
+        value.close()
+
+
+def cancelled_type() -> type[BaseException]:
+    """``asyncio.CancelledError``, without importing asyncio where nothing else has."""
+    aio = sys.modules.get("asyncio")
+    return aio.CancelledError if aio is not None else _NeverRaised
+
+
+class _NeverRaised(BaseException):
+    """Stands in for ``asyncio.CancelledError`` while asyncio is not even imported."""
