@@ -17,7 +17,7 @@ from pedelec.tools import DEFAULT_TIMEOUT_MS, ToolDefinition, compile_tool_schem
 
 if TYPE_CHECKING:
     from pedelec.schema import Validator
-    from pedelec.tools import HandlerSpec
+    from pedelec._handlers import HandlerSpec
 
 __all__ = ["Entry", "Registry", "duplicate"]
 

@@ -30,7 +30,7 @@ from pedelec._session.outcome import Overdue, settle
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
-    from pedelec.tools import HandlerSpec
+    from pedelec._handlers import HandlerSpec
 
 __all__ = ["Runner", "private_loop"]
 
