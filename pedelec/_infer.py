@@ -64,7 +64,7 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.markers import _Marker
 
 if TYPE_CHECKING:
-    from pedelec.schema._compile import Validator
+    from pedelec.schema.validator import Validator
     from pedelec.tools import HandlerSpec
 
 __all__ = ["InferredTool", "infer_tool"]
@@ -1066,7 +1066,7 @@ class _Pick:
     def __call__(self, value: Any) -> Any:
         validators = self._validators
         if validators is None:
-            from pedelec.schema._compile import compile_node
+            from pedelec.schema.validator import compile_node
 
             # Compiling twice in a race is harmless; both lists are equal.
             validators = self._validators = [compile_node(s.node) for s in self._shapes]

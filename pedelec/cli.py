@@ -197,12 +197,12 @@ class _Overlap:
     """
 
     def __init__(self) -> None:
-        from pedelec.schema._compile import Validator
+        from pedelec.schema.validator import Validator
 
         self._validators: dict[int, tuple[dict[str, Any], Validator]] = {}
 
     def _valid(self, node: dict[str, Any], value: Any) -> bool:
-        from pedelec.schema._compile import compile_node
+        from pedelec.schema.validator import compile_node
 
         entry = self._validators.get(id(node))
         if entry is None:

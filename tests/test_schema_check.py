@@ -22,7 +22,8 @@ from jsonschema import Draft202012Validator
 
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.schema._regex import pattern_problem
-from pedelec.schema.check import MAX_SCHEMA_DEPTH, SUBSET, check_node, check_schema
+from pedelec.schema.check import MAX_SCHEMA_DEPTH, check_node, check_schema
+from pedelec.schema.keywords import SUBSET
 
 TOOL = "update_counter"
 TYPES = '"string", "number", "integer", "boolean", "array", "object"'
