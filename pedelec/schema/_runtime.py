@@ -28,6 +28,11 @@ def render(value: Any, limit: int = 40, *, brief: bool = False, python: bool = F
     string) the way Python writes it.
     """
     t = type(value)
+    # Numbers first: bounds messages show two of them, and this is on the error path's clock.
+    if t is int or t is float:
+        if brief and t is int and value.bit_length() >= 128:
+            return f"{str(value)[:20]}…"
+        return repr(value)
     if python:
         return repr(value)
     if t is str:
@@ -39,8 +44,6 @@ def render(value: Any, limit: int = 40, *, brief: bool = False, python: bool = F
         return "true" if value else "false"
     if value is None:
         return "null"
-    if brief and t is int and value.bit_length() >= 128:
-        return f"{str(value)[:20]}…"
     return repr(value)
 
 

@@ -9,7 +9,7 @@ failure. Both are generated on first use.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, NoReturn, final
+from typing import Any, Final, final
 
 from pedelec._json import pointer
 from pedelec.schema._runtime import Errors, Full
@@ -45,29 +45,38 @@ class ArgError:
         ('/card/labels/1', 'uniqueItems')
     """
 
-    __slots__ = ("keyword", "message", "parts")
-
-    parts: tuple[str | int, ...]
-    keyword: str
-    message: str
+    # Read-only properties over private slots: immutable, and cheap to build in bulk.
+    __slots__ = ("_keyword", "_message", "_parts")
 
     def __init__(self, parts: tuple[str | int, ...], keyword: str, message: str) -> None:
         if type(parts) is not tuple:
             raise TypeError(f"ArgError parts must be a tuple of keys and indexes, got {parts!r}")
-        _set(self, "parts", parts)
-        _set(self, "keyword", keyword)
-        _set(self, "message", message)
+        self._parts = parts
+        self._keyword = keyword
+        self._message = message
+
+    @property
+    def parts(self) -> tuple[str | int, ...]:
+        return self._parts
 
     @property
     def path(self) -> str:
-        return pointer(self.parts)
+        return pointer(self._parts)
+
+    @property
+    def keyword(self) -> str:
+        return self._keyword
+
+    @property
+    def message(self) -> str:
+        return self._message
 
     def _key(self) -> tuple[str, str, str]:
-        return (pointer(self.parts), self.keyword, self.message)
+        return (pointer(self._parts), self._keyword, self._message)
 
     def to_dict(self) -> dict[str, str]:
         """Return ``{"path", "keyword", "message"}``."""
-        return {"path": pointer(self.parts), "keyword": self.keyword, "message": self.message}
+        return {"path": pointer(self._parts), "keyword": self._keyword, "message": self._message}
 
     def __eq__(self, other: object) -> bool:
         if type(other) is ArgError:
@@ -79,32 +88,29 @@ class ArgError:
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise AttributeError(f"ArgError is immutable; cannot set {name!r}")
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise AttributeError(f"ArgError is immutable; cannot delete {name!r}")
-
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ArgError, (self.parts, self.keyword, self.message))
+        return (ArgError, (self._parts, self._keyword, self._message))
 
     def __str__(self) -> str:
-        return f"{pointer(self.parts) or '(root)'}: {self.message} ({self.keyword})"
+        return f"{pointer(self._parts) or '(root)'}: {self._message} ({self._keyword})"
 
     def __repr__(self) -> str:
-        return f"ArgError(parts={self.parts!r}, keyword={self.keyword!r}, message={self.message!r})"
+        return (
+            f"ArgError(parts={self._parts!r}, keyword={self._keyword!r}, message={self._message!r})"
+        )
 
 
-_set = object.__setattr__
-
-
-def _arg_error(parts: _Path, keyword: str, message: str) -> ArgError:
-    """An ``ArgError`` from parts already known to be a tuple (the collector's), without checks."""
-    error = object.__new__(ArgError)
-    _set(error, "parts", parts)
-    _set(error, "keyword", keyword)
-    _set(error, "message", message)
-    return error
+def _arg_errors(items: list[tuple[_Path, str, str]]) -> list[ArgError]:
+    """``ArgError``s from the collector's items, whose parts are tuples already, unchecked."""
+    new = object.__new__
+    errors = []
+    for parts, keyword, message in items:
+        error = new(ArgError)
+        error._parts = parts
+        error._keyword = keyword
+        error._message = message
+        errors.append(error)
+    return errors
 
 
 @final
@@ -187,7 +193,7 @@ class Validator:
             pass
         except Exception as exc:  # a hostile non-JSON object raised while being examined
             out.items.append(((), "type", f"value could not be examined: {type(exc).__name__}"))
-        return [_arg_error(p, k, m) for p, k, m in out.items]
+        return _arg_errors(out.items)
 
     def iter_errors(self, value: Any) -> Iterator[ArgError]:
         """Iterate over ``errors(value)``."""
