@@ -106,7 +106,7 @@ def _timeout_problem(raw: Any) -> ArgError:
         else f"{type_name(raw)} {short_repr(raw)}"
     )
     return ArgError(
-        "/timeoutMs",
+        ("timeoutMs",),
         "timeoutMs",
         f"expected a positive integer of milliseconds (this call's timeout), got {got}",
     )
@@ -116,7 +116,7 @@ def _timeout_too_long(raw: int, most: int) -> ArgError:
     from pedelec.schema import ArgError
 
     return ArgError(
-        "/timeoutMs",
+        ("timeoutMs",),
         "timeoutMs",
         f"this call's timeout may be at most {most} ms, got {raw}; ask for less or leave "
         "timeoutMs out to use the tool's own timeout",
@@ -161,7 +161,7 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
                     mark = (pointer(path), message)
                     if mark not in seen:
                         seen.add(mark)
-                        found.append(ArgError(mark[0], "additionalProperties", message))
+                        found.append(ArgError(path, "additionalProperties", message))
                         if len(found) >= limit:
                             raise _Enough
         elif type(value) is list:

@@ -178,7 +178,7 @@ def args_invalid(tool: str, rid: str | int, errors: Sequence[ArgError]) -> ToolR
 def args_not_json(tool: str, rid: str | int, exc: NotJsonError) -> ToolResult:
     from pedelec.schema import ArgError
 
-    return args_invalid(tool, rid, [ArgError(exc.pointer, "type", exc.reason)])
+    return args_invalid(tool, rid, [ArgError(exc.path, "type", exc.reason)])
 
 
 def args_unparsable(tool: str, rid: str | int, exc: PedelecError) -> ToolResult:

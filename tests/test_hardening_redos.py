@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from pedelec import Limits, PedelecError, Session, ToolResult, compile_schema, define_tool
+from pedelec import ArgError, Limits, PedelecError, Session, ToolResult, compile_schema, define_tool
 from pedelec.cli import main
-from pedelec.schema import _compile
+from pedelec.schema import _codegen
 from pedelec.schema.patterns import pattern_problem
 
 AGAIN = "Correct the arguments and call the tool again."
@@ -225,8 +225,8 @@ class SpyPattern:
 def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Lengths of the strings every pattern compiled from now on is searched on."""
     lengths: list[int] = []
-    real = _compile.ecma_pattern
-    monkeypatch.setattr(_compile, "ecma_pattern", lambda source: SpyPattern(real(source), lengths))
+    real = _codegen.ecma_pattern
+    monkeypatch.setattr(_codegen, "ecma_pattern", lambda source: SpyPattern(real(source), lengths))
     return lengths
 
 
@@ -319,8 +319,8 @@ def test_compile_schema_applies_its_own_bound(searched: list[int]) -> None:
     validator = compile_schema(fresh(BOUNDED), max_pattern_length=10)
     assert validator.is_valid({"s": " " * 11}) is False
     assert validator.errors({"s": " " * 11}) == [
-        _compile.ArgError(
-            "/s",
+        ArgError(
+            ("s",),
             "pattern",
             'is 11 characters long, too long to check against pattern "\\\\s+$" (limit 10); '
             "send a shorter string",

@@ -18,7 +18,7 @@ from hypothesis import given, strategies as st
 from test_hardening_properties import examples, nodes, values_for
 
 from pedelec import compile_schema
-from pedelec.schema._compile import compile_node
+from pedelec.schema.validator import compile_node
 from pedelec.schema.interpret import accepts
 from pedelec.schema.overlap import disjoint, witness
 

@@ -13,7 +13,8 @@ import jsonschema
 import pytest
 
 from pedelec import compile_schema
-from pedelec.schema._compile import _discriminator, accepts
+from pedelec.schema._codegen import discriminator
+from pedelec.schema._compile import accepts
 
 TAGGED = {
     "type": "object",
@@ -62,7 +63,7 @@ VALUES: list[Any] = [
 
 
 def test_the_tag_is_found() -> None:
-    assert _discriminator(TAGGED["properties"]["target"]["oneOf"]) == (
+    assert discriminator(TAGGED["properties"]["target"]["oneOf"]) == (
         "kind",
         {"cell": 0, "user": 1, "member": 1},
     )
@@ -105,7 +106,7 @@ def test_the_tag_is_found() -> None:
     ],
 )
 def test_no_tag_when_branches_are_not_told_apart(branches: list[dict[str, Any]]) -> None:
-    assert _discriminator(branches) is None
+    assert discriminator(branches) is None
 
 
 @pytest.mark.parametrize("value", VALUES)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pedelec._json import NotJsonError, clone_json, dumps_canonical
-from pedelec.schema._compile import ArgError, Validator, compile_node
 from pedelec.schema.check import check_node, check_schema
+from pedelec.schema.validator import ArgError, Validator, compile_node
 
 __all__ = ["ArgError", "Validator", "check_node", "check_schema", "compile_schema"]
 

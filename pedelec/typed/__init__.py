@@ -52,7 +52,7 @@ from pedelec.typed.hints import Unresolved, resolve_hints, strip_none
 from pedelec.typed.shapes import Builder
 
 if TYPE_CHECKING:
-    from pedelec.schema._compile import Validator
+    from pedelec.schema.validator import Validator
 
 __all__ = ["InferredTool", "infer_tool"]
 

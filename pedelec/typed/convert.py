@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from pedelec.schema._compile import Validator
+    from pedelec.schema.validator import Validator
 
 Convert = Callable[[Any], Any]
 #: A union member as the converters see it: its node and its converter.
@@ -115,7 +115,7 @@ class _Pick:
     def __call__(self, value: Any) -> Any:
         validators = self._validators
         if validators is None:
-            from pedelec.schema._compile import compile_node
+            from pedelec.schema.validator import compile_node
 
             # Compiling twice in a race is harmless; both lists are equal.
             validators = self._validators = [compile_node(node) for node, _ in self._members]

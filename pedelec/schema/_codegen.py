@@ -1,0 +1,419 @@
+"""Generate the two functions of a validator from a checked schema node.
+
+One generator (``_Gen``) writes both functions, ``is_valid`` (mode ``"bool"``) and ``collect``
+(mode ``"err"``): for every check it emits either ``return False`` or ``out.add(...)``, so the
+two cannot disagree about what is valid. The code is fused per node: one type test, one
+``len()``, then one condition chain built from the rows of ``keywords.SUBSET``; keywords with
+nodes inside or fast paths have a routine here that their row names.
+
+Safety: the generated source never contains schema text. Property names, numbers, enum sets and
+compiled patterns are passed in as closure variables of a factory function; the source only
+holds generated identifiers and fixed code. The source is registered in ``linecache`` so a
+traceback through a validator reads like any other code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+from collections.abc import Callable
+from typing import Any, Final, Protocol
+
+from pedelec.schema import _runtime
+from pedelec.schema._compile import _char_class_pattern, _literal_pattern, ecma_pattern
+from pedelec.schema.keywords import (
+    SUBSET,
+    Condition,
+    Step,
+    m_pattern,
+    m_pattern_too_long,
+    m_required,
+    m_type,
+)
+
+__all__ = ["function"]
+
+# Above this many indentation levels a sub-node gets a function of its own, far below the
+# parser's limit of 100 levels and the compiler's 20 nested loops.
+_MAX_INLINE_INDENT: Final = 24
+
+_SCALAR_TYPES: Final = frozenset({"string", "number", "integer", "boolean"})
+
+#: One check: ``(bool-mode condition, err-mode condition, keyword, message expression)``.
+_Check = tuple[str, str, str, str]
+
+
+class _Sub(Protocol):
+    """A validator for a sub-node (a ``Validator``), compiled on its own."""
+
+    _collect: Callable[..., None]
+
+    def _bool_function(self) -> Callable[[Any], bool]: ...
+
+
+#: Makes the validator of a sub-node: ``make(node, pattern_limit)``.
+_Make = Callable[[dict[str, Any], int], _Sub]
+
+
+def discriminator(branches: list[dict[str, Any]]) -> tuple[str, dict[str, int]] | None:
+    """Find a tag that tells ``oneOf`` object branches apart: ``(property, value -> branch)``.
+
+    The property must be required in every branch and be a plain string node with an ``enum``,
+    and no value may appear in two branches' enums; then a value's tag picks the only branch
+    that could accept it.
+    """
+    if len(branches) < 2 or any(b.get("type") != "object" for b in branches):
+        return None
+    first = branches[0]
+    for key in first.get("required", ()):
+        table: dict[str, int] = {}
+        for i, branch in enumerate(branches):
+            sub = branch.get("properties", {}).get(key)
+            if (
+                key not in branch.get("required", ())
+                or not isinstance(sub, dict)
+                or sub.get("type") != "string"
+                or "enum" not in sub
+                or any(value in table for value in sub["enum"])
+            ):
+                break
+            table.update((value, i) for value in sub["enum"])
+        else:
+            return key, table
+    return None
+
+
+class _Gen:
+    """Emits the source of one function, in one of two modes: ``"bool"`` or ``"err"``."""
+
+    def __init__(self, mode: str, pattern_limit: int, make: _Make) -> None:
+        self.err = mode == "err"
+        self.consts: dict[str, Any] = {}
+        self.helpers: dict[str, Any] = {}
+        self.lines: list[str] = []
+        self.pattern_limit = pattern_limit
+        self.make = make
+        self._n = 0
+
+    def name(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}{self._n}"
+
+    def const(self, value: Any) -> str:
+        name = f"_k{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def use(self, helper: Callable[..., Any]) -> str:
+        """The name generated code calls ``helper`` by (``_`` + its own), bound on first use."""
+        name = f"_{helper.__name__}"
+        bound = self.helpers.setdefault(name, helper)
+        assert bound is helper, f"two helpers are named {name}"
+        return name
+
+    def call(self, helper: Callable[..., Any], *args: str) -> str:
+        """A call of a message ``helper``, written only where errors are collected."""
+        return f"{self.use(helper)}({', '.join(args)})" if self.err else ""
+
+    def line(self, ind: int, text: str) -> None:
+        self.lines.append("    " * ind + text)
+
+    def checks(self, ind: int, checks: list[_Check], p: tuple[str, ...]) -> None:
+        """Emit independent checks: one ``or`` chain, or one ``if`` each when collecting."""
+        if not checks:
+            return
+        if self.err:
+            for _, cond, keyword, message in checks:
+                self.line(ind, f"if {cond}:")
+                self.line(ind + 1, f"out.add({self.path(p)}, {keyword!r}, {message})")
+        else:
+            self.line(ind, f"if {' or '.join(c for c, _, _, _ in checks)}:")
+            self.line(ind + 1, "return False")
+
+    def checks_or_pass(self, ind: int, checks: list[_Check], p: tuple[str, ...]) -> None:
+        if checks:
+            self.checks(ind, checks, p)
+        elif self.err and self.lines[-1].endswith("else:"):
+            self.line(ind, "pass")
+
+    def type_check(self, ind: int, bad: str, expected: str, v: str, p: tuple[str, ...]) -> int:
+        """Emit the type test; return the indentation at which the node's other checks go."""
+        self.line(ind, f"if {bad}:")
+        if self.err:
+            message = self.call(m_type, repr(expected), v)
+            self.line(ind + 1, f"out.add({self.path(p)}, 'type', {message})")
+            self.line(ind, "else:")
+            return ind + 1
+        self.line(ind + 1, "return False")
+        return ind
+
+    @staticmethod
+    def path(p: tuple[str, ...]) -> str:
+        """Render a path expression; it is evaluated only where an error is recorded."""
+        return f"(*p, {', '.join(p)})" if p else "p"
+
+    def node(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        """Emit every check of ``node`` on the value named ``v`` (at path ``p``)."""
+        if ind > _MAX_INLINE_INDENT:
+            self.call_sub(node, v, p, ind)
+            return
+        kind_name = node.get("type", "oneOf")
+        kind = SUBSET[kind_name]
+        if kind.wrong_type is not None:
+            t = self.name("t") if "{t}" in kind.wrong_type else ""
+            if t:
+                self.line(ind, f"{t} = type({v})")
+            ind = self.type_check(ind, kind.wrong_type.format(v=v, t=t), kind_name, v, p)
+        rows = [
+            (keyword, row.code, node[keyword])
+            for keyword, row in kind.keywords.items()
+            if row.code is not None and keyword in node
+        ]
+        rows.sort(key=lambda r: r[1].order)
+        n = ""
+        if any(_uses_length(row.code) for row in kind.keywords.values()):
+            n = self.name("n")
+            if any(_uses_length(code) for _, code, _ in rows):
+                self.line(ind, f"{n} = len({v})")
+        chain: list[_Check] = []
+        for keyword, code, value in rows:
+            if type(code) is Condition:
+                chain.append(self.test(keyword, code, value, v, n))
+            else:
+                assert type(code) is Step
+                getattr(self, code.routine)(node, v, n, p, ind, chain)
+        if kind.rest is None:
+            self.checks_or_pass(ind, chain, p)
+        else:
+            self.checks(ind, chain, p)
+            getattr(self, kind.rest)(node, v, p, ind)
+
+    def test(self, keyword: str, test: Condition, value: Any, v: str, n: str) -> _Check:
+        """One condition of the chain, from a keyword's ``Condition`` row."""
+        k = self.const(test.bind(value))
+        shown = k if test.shown is test.bind else self.const(test.shown(value))
+        fails = test.fails.format(v=v, n=n, k=k)
+        return fails, fails, keyword, self.call(test.message, shown, test.got.format(v=v, n=n))
+
+    def call_sub(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        sub = self.make(node, self.pattern_limit)
+        if self.err:
+            self.line(ind, f"{self.const(sub)}._collect({v}, {self.path(p)}, out)")
+        else:
+            self.line(ind, f"if not {self.const(sub._bool_function())}({v}):")
+            self.line(ind + 1, "return False")
+
+    # --- routines named by rows of keywords.SUBSET ---------------------------------------------
+
+    def pattern(
+        self,
+        node: dict[str, Any],
+        v: str,
+        n: str,
+        p: tuple[str, ...],
+        ind: int,
+        chain: list[_Check],
+    ) -> None:
+        source = node["pattern"]
+        search = self.const(ecma_pattern(source).search)
+        src = self.const(source)
+        lim = self.const(self.pattern_limit)
+        too_long = self.call(m_pattern_too_long, src, lim, n)
+        chain.append((f"{n} > {lim}", f"{n} > {lim}", "pattern", too_long))
+        mismatch = self.call(m_pattern, src, v)
+        literal = None if self.err else _literal_pattern(source)
+        fast = None if self.err or literal else _char_class_pattern(source)
+        if literal is not None:
+            # A pattern that is only text, anchored or not: a str method, no regex engine.
+            how, text = literal
+            t = self.const(text)
+            test = {
+                "prefix": f"not {v}.startswith({t})",
+                "suffix": f"not {v}.endswith({t})",
+                "exact": f"{v} != {t}",
+                "inside": f"{t} not in {v}",
+            }[how]
+            chain.append((test, test, "pattern", mismatch))
+        elif fast is None:
+            bool_cond = f"{search}({v}) is None"
+            chain.append((bool_cond, f"{n} <= {lim} and {bool_cond}", "pattern", mismatch))
+        else:
+            # str.strip in C instead of the regex engine, about 3x faster per string.
+            self.checks_or_pass(ind, chain, p)
+            chain.clear()
+            self.char_class(fast, v, n, ind)
+
+    def char_class(self, fast: tuple[str, str, int, int], v: str, n: str, ind: int) -> None:
+        prefix, allowed, low, high = fast
+        k = self.const(allowed)
+        if prefix:
+            pre, size = self.const(prefix), len(prefix)
+            self.line(ind, f"if not {v}.startswith({pre}) or {v}[{size}:].strip({k}):")
+            low, high = low + size, min(high + size, sys.maxsize)
+        else:
+            self.line(ind, f"if {v}.strip({k}):")
+        self.line(ind + 1, "return False")
+        if low > 0 or high < sys.maxsize:
+            lo, hi = self.const(low), self.const(high)
+            self.line(ind, f"if {n} < {lo} or {n} > {hi}:")
+            self.line(ind + 1, "return False")
+
+    def items(
+        self,
+        node: dict[str, Any],
+        v: str,
+        n: str,
+        p: tuple[str, ...],
+        ind: int,
+        chain: list[_Check],
+    ) -> None:
+        self.checks(ind, chain, p)
+        chain.clear()
+        x = self.name("x")
+        if self.err:
+            i = self.name("i")
+            self.line(ind, f"for {i}, {x} in enumerate({v}):")
+            self.node(node["items"], x, (*p, i), ind + 1)
+        else:
+            self.line(ind, f"for {x} in {v}:")
+            self.node(node["items"], x, p, ind + 1)
+
+    def unique(
+        self,
+        node: dict[str, Any],
+        v: str,
+        n: str,
+        p: tuple[str, ...],
+        ind: int,
+        chain: list[_Check],
+    ) -> None:
+        if node["uniqueItems"] is not True:
+            return
+        items = node["items"]
+        if self.err:
+            self.line(ind, f"{self.use(_runtime.unique_errors)}({v}, {self.path(p)}, out)")
+        elif "type" in items and items["type"] in _SCALAR_TYPES:
+            # Items already passed their scalar type check, so a set finds duplicates with
+            # JSON equality: 1 == 1.0, and booleans never meet numbers in one typed array.
+            self.line(ind, f"if len(set({v})) != {n}:")
+            self.line(ind + 1, "return False")
+        else:
+            self.line(ind, f"if {self.use(_runtime.first_duplicate)}({v}) is not None:")
+            self.line(ind + 1, "return False")
+
+    # --- routines named by kinds of keywords.SUBSET --------------------------------------------
+
+    def object(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        """``properties`` with ``required``, then the undeclared properties."""
+        properties: dict[str, Any] = node.get("properties", {})
+        required = set(node.get("required", ()))
+        count = self.name("c")
+        optional = [name for name in properties if name not in required]
+        if optional:
+            self.line(ind, f"{count} = {len(required)}")
+        for name, sub in properties.items():
+            key = self.const(name)
+            x = self.name("x")
+            cp = (*p, key) if self.err else p
+            if name in required and not self.err:
+                # A missing key raises KeyError, which the function turns into False: cheaper
+                # than a membership test on the success path.
+                self.line(ind, f"{x} = {v}[{key}]")
+                self.node(sub, x, cp, ind)
+                continue
+            # "in" then a subscript: two C-level lookups, cheaper than calling .get().
+            self.line(ind, f"if {key} in {v}:")
+            self.line(ind + 1, f"{x} = {v}[{key}]")
+            if name not in required:
+                self.line(ind + 1, f"{count} += 1")
+            self.node(sub, x, cp, ind + 1)
+            if name in required:
+                self.line(ind, "else:")
+                missing = self.call(m_required, key)
+                self.line(ind + 1, f"out.add({self.path(p)}, 'required', {missing})")
+        declared = self.const(frozenset(properties))
+        expected = count if optional else str(len(required))
+        if self.err:
+            self.line(ind, f"if len({v}) != {expected}:")
+            extras = self.use(_runtime.extras_errors)
+            self.line(ind + 1, f"{extras}({v}, {declared}, {self.path(p)}, out)")
+        else:
+            extras = self.use(_runtime.extras_ok)
+            self.line(ind, f"if len({v}) != {expected} and not {extras}({v}, {declared}):")
+            self.line(ind + 1, "return False")
+
+    def one_of(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        branches = tuple(self.make(b, self.pattern_limit) for b in node["oneOf"])
+        if self.err:
+            errors = self.use(_runtime.one_of_errors)
+            self.line(ind, f"{errors}({v}, {self.path(p)}, out, {self.const(branches)})")
+            return
+        tag = discriminator(node["oneOf"])
+        if tag is not None:
+            # A tagged union: at most one branch can accept a given tag value, so run only that
+            # branch (every other branch would fail its own enum check on the tag).
+            key, table = tag
+            k = self.const(key)
+            by_tag = self.const({value: branches[i]._bool_function() for value, i in table.items()})
+            d = self.name("d")
+            never = self.use(_runtime.never)
+            self.line(ind, f"if type({v}) is not dict:")
+            self.line(ind + 1, "return False")
+            self.line(ind, f"{d} = {v}.get({k})")
+            self.line(ind, f"if type({d}) is not str or not {by_tag}.get({d}, {never})({v}):")
+            self.line(ind + 1, "return False")
+            return
+        calls = " + ".join(f"{self.const(b._bool_function())}({v})" for b in branches)
+        self.line(ind, f"if ({calls}) != 1:")
+        self.line(ind + 1, "return False")
+
+
+def _uses_length(code: Condition | Step | None) -> bool:
+    if type(code) is Condition:
+        return "{n}" in code.fails or code.got == "{n}"
+    return type(code) is Step and code.length
+
+
+_serial = itertools.count(1)
+_BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
+
+
+def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -> Any:
+    """Generate, compile and return one function for ``node``: ``is_valid`` or ``collect``.
+
+    ``make(node, pattern_limit)`` builds the validator of a sub-node that gets a function of its
+    own (a ``oneOf`` branch, a node nested too deeply to inline).
+    """
+    gen = _Gen(mode, pattern_limit, make)
+    if mode == "err":
+        gen.node(node, "v", (), 2)
+        head = "    def collect(v, p, out):"
+        tail = ["        return None", "    return collect"]
+    else:
+        # Any exception (a KeyError for a missing required property, or one raised by a
+        # hostile non-JSON object) means "not valid"; try costs nothing when nothing is raised.
+        gen.node(node, "v", (), 3)
+        head = "    def is_valid(v):\n        try:"
+        tail = [
+            "            return True",
+            "        except Exception:",
+            "            return False",
+            "    return is_valid",
+        ]
+    # Constants and helpers become parameters of a factory, so the inner function reads them
+    # as closure cells (fast, like locals) and the source holds no schema text.
+    body = "\n".join(gen.lines)
+    free = {**gen.consts, **gen.helpers}
+    # Only the builtins this function uses become parameters: compile() time here grows with
+    # the source.
+    free.update((b.__name__, b) for b in _BUILTINS if re.search(rf"\b{b.__name__}\b", body))
+    source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
+    filename = f"<pedelec validator {next(_serial)} {mode}>"
+    code = compile(source, filename, "exec")
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    import linecache
+
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return namespace["_factory"](*free.values())

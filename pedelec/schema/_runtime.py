@@ -1,0 +1,220 @@
+"""What generated validators call at run time: value rendering, the error collector, walks.
+
+Everything here is bound into a validator's factory as a closure variable, by the name the
+generated source uses; nothing here knows a schema keyword's rules (``keywords.py`` does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Hashable
+from typing import Any, Final, Protocol
+
+from pedelec._json import json_key, pointer
+
+_Path = tuple[str | int, ...]
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def render(value: Any, limit: int = 40, *, brief: bool = False, python: bool = False) -> str:
+    """Show one value inside a validator message; every value a message shows goes through here.
+
+    A string is quoted with ``\\``, ``"`` and newlines escaped and cut after ``limit`` characters;
+    a boolean reads ``true``/``false`` and ``None`` ``null``; a number is its ``repr`` (its JSON
+    text). ``brief`` cuts an integer of 128 bits or more to its first 20 digits, as a value's
+    description does; ``python`` shows a value that is not JSON (an object key that is not a
+    string) the way Python writes it.
+    """
+    t = type(value)
+    # Numbers first: bounds messages show two of them, and this is on the error path's clock.
+    if t is int or t is float:
+        if brief and t is int and value.bit_length() >= 128:
+            return f"{str(value)[:20]}…"
+        return repr(value)
+    if python:
+        return repr(value)
+    if t is str:
+        if len(value) > limit:
+            value = value[:limit] + "…"
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if t is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return repr(value)
+
+
+def describe(value: Any) -> str:
+    """Name a value's JSON type and show it briefly: ``string "abc"``, ``integer 3``, ``array``."""
+    t = type(value)
+    if t is str:
+        return f"string {render(value)}"
+    if t is bool:
+        return f"boolean {render(value)}"
+    if t is int:
+        return f"integer {render(value, brief=True)}"
+    if t is float:
+        if value != value or value in (float("inf"), float("-inf")):
+            return f"{render(value)} (not a JSON number)"
+        return f"number {render(value)}"
+    if value is None:
+        return "null"
+    if t is list:
+        return f"array of {len(value)} item{'' if len(value) == 1 else 's'}"
+    if t is dict:
+        return "object"
+    return f"Python {t.__name__} (not a JSON value)"
+
+
+# --- the error collector ----------------------------------------------------------------------
+
+
+class Full(Exception):
+    """Raised inside ``collect`` once the error cap is reached, to stop the walk at once."""
+
+
+class Errors:
+    """Collects ``(path tuple, keyword, message)`` up to a cap."""
+
+    __slots__ = ("cap", "items")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.items: list[tuple[_Path, str, str]] = []
+
+    def add(self, path: _Path, keyword: str, message: str) -> None:
+        self.items.append((path, keyword, message))
+        if len(self.items) >= self.cap:
+            raise Full
+
+
+class Branch(Protocol):
+    """A compiled ``oneOf`` alternative, as ``one_of_errors`` uses it (a ``Validator``)."""
+
+    is_valid: Callable[[Any], bool]
+    _collect: Callable[[Any, _Path, Errors], None]
+
+
+# --- helpers generated code calls -------------------------------------------------------------
+
+
+def never(value: Any) -> bool:
+    return False
+
+
+def first_duplicate(items: list[Any]) -> tuple[int, int] | None:
+    seen: dict[Hashable, int] = {}
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            return i, j
+    return None
+
+
+def unique_errors(items: list[Any], path: _Path, out: Errors) -> None:
+    seen: dict[Hashable, int] = {}
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            out.add((*path, j), "uniqueItems", f"duplicate of item {i}")
+
+
+_LEAVE: Final = object()
+
+
+def non_json(value: Any, path: _Path) -> tuple[_Path, str] | None:
+    """Find the first part of ``value`` that is not plain JSON, without recursion.
+
+    Each item's place is kept as a ``(parent link, key)`` pair and only turned into a path for
+    the finding, so a deep value costs time linear in its size, not in size times depth. Only
+    the containers being walked count for cycles: a list that appears twice side by side is
+    JSON (``clone_json`` copies it twice), a list inside itself is not.
+    """
+    stack: list[tuple[Any, Any]] = [(value, None)]
+    active: set[int] = set()
+    while stack:
+        v, link = stack.pop()
+        if v is _LEAVE:
+            active.discard(link)
+            continue
+        t = type(v)
+        if t is str or t is int or t is bool or v is None:
+            continue
+        if t is float:
+            if v - v != 0.0:
+                return _unlink(path, link), describe(v)
+            continue
+        if t is list or t is dict:
+            if id(v) in active:
+                return _unlink(path, link), "a cycle (a container inside itself)"
+            active.add(id(v))
+            stack.append((_LEAVE, id(v)))
+            if t is list:
+                stack.extend((x, (link, i)) for i, x in enumerate(v))
+            else:
+                for k, x in v.items():
+                    if type(k) is not str:
+                        key = render(k, python=True)
+                        return _unlink(path, link), f"an object key {key} that is not a string"
+                    stack.append((x, (link, k)))
+            continue
+        return _unlink(path, link), f"Python {t.__name__}"
+    return None
+
+
+def _unlink(path: _Path, link: Any) -> _Path:
+    """The path of a ``non_json`` link: ``path`` followed by the keys from the root down."""
+    keys: list[str | int] = []
+    while link is not None:
+        link, key = link
+        keys.append(key)
+    return (*path, *reversed(keys))
+
+
+def extras_ok(obj: dict[Any, Any], declared: frozenset[str]) -> bool:
+    for k, x in obj.items():
+        if k not in declared and (type(k) is not str or non_json(x, ()) is not None):
+            return False
+    return True
+
+
+def extras_errors(obj: dict[Any, Any], declared: frozenset[str], path: _Path, out: Errors) -> None:
+    for k, x in obj.items():
+        if k in declared:
+            continue
+        if type(k) is not str:
+            out.add(path, "type", f"object keys must be strings, got key {render(k, python=True)}")
+            continue
+        found = non_json(x, (*path, k))
+        if found is not None:
+            out.add(found[0], "type", f"expected a JSON value, got {found[1]}")
+
+
+def one_of_errors(value: Any, path: _Path, out: Errors, branches: tuple[Branch, ...]) -> None:
+    matched = [i for i, b in enumerate(branches) if b.is_valid(value)]
+    if len(matched) == 1:
+        return
+    if matched:
+        which = ", ".join(str(i + 1) for i in matched)
+        out.add(
+            path,
+            "oneOf",
+            f"matches alternatives {which} of {len(branches)}; it must match exactly one",
+        )
+        return
+    reasons = []
+    for i, b in enumerate(branches):
+        first = Errors(1)
+        with contextlib.suppress(Full):
+            b._collect(value, path, first)
+        p, _, m = first.items[0]
+        where = pointer(p) or "(root)"
+        reasons.append(f"[{i + 1}] {where}: {m}")
+    out.add(
+        path,
+        "oneOf",
+        f"matches none of the {len(branches)} alternatives: " + "; ".join(reasons),
+    )

@@ -1,0 +1,211 @@
+"""A compiled validator for one checked schema node, and the errors it reports.
+
+A validator is two generated functions (see ``_codegen``): ``is_valid(value) -> bool``, which
+returns at the first failure and allocates nothing on the success path, and
+``collect(value, path, out)``, which walks the same checks in the same order and records every
+failure. Both are generated on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, Final, final
+
+from pedelec._json import pointer
+from pedelec.schema._runtime import Errors, Full
+
+__all__ = ["DEFAULT_MAX_ERRORS", "ArgError", "Validator", "compile_node"]
+
+_Path = tuple[str | int, ...]
+
+#: Errors reported by ``Validator.errors`` when no cap is given.
+DEFAULT_MAX_ERRORS: Final = 50
+
+
+@final
+class ArgError:
+    """One way in which a value fails its schema (immutable).
+
+    Attributes:
+        parts: Where in the value, as keys and indexes from the root down (``()`` for the
+            value itself), e.g. ``("card", "labels", 1)``.
+        path: The same place as a JSON pointer (``""`` for the value itself), e.g.
+            ``"/card/labels/1"``.
+        keyword: The schema keyword that failed, e.g. ``"uniqueItems"``.
+        message: What was expected and what arrived, e.g. ``"duplicate of item 0"``.
+
+    An error equals another with the same pointer, keyword and message, and the tuple
+    ``(path, keyword, message)``.
+
+    Example:
+        >>> err = ArgError(("card", "labels", 1), "uniqueItems", "duplicate of item 0")
+        >>> str(err)
+        '/card/labels/1: duplicate of item 0 (uniqueItems)'
+        >>> err.path, err.to_dict()["keyword"]
+        ('/card/labels/1', 'uniqueItems')
+    """
+
+    # Read-only properties over private slots: immutable, and cheap to build in bulk.
+    __slots__ = ("_keyword", "_message", "_parts")
+
+    def __init__(self, parts: tuple[str | int, ...], keyword: str, message: str) -> None:
+        if type(parts) is not tuple:
+            raise TypeError(f"ArgError parts must be a tuple of keys and indexes, got {parts!r}")
+        self._parts = parts
+        self._keyword = keyword
+        self._message = message
+
+    @property
+    def parts(self) -> tuple[str | int, ...]:
+        return self._parts
+
+    @property
+    def path(self) -> str:
+        return pointer(self._parts)
+
+    @property
+    def keyword(self) -> str:
+        return self._keyword
+
+    @property
+    def message(self) -> str:
+        return self._message
+
+    def _key(self) -> tuple[str, str, str]:
+        return (pointer(self._parts), self._keyword, self._message)
+
+    def to_dict(self) -> dict[str, str]:
+        """Return ``{"path", "keyword", "message"}``."""
+        return {"path": pointer(self._parts), "keyword": self._keyword, "message": self._message}
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is ArgError:
+            return self._key() == other._key()
+        if isinstance(other, tuple):
+            return self._key() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ArgError, (self._parts, self._keyword, self._message))
+
+    def __str__(self) -> str:
+        return f"{pointer(self._parts) or '(root)'}: {self._message} ({self._keyword})"
+
+    def __repr__(self) -> str:
+        return (
+            f"ArgError(parts={self._parts!r}, keyword={self._keyword!r}, message={self._message!r})"
+        )
+
+
+def _arg_errors(items: list[tuple[_Path, str, str]]) -> list[ArgError]:
+    """``ArgError``s from the collector's items, whose parts are tuples already, unchecked."""
+    new = object.__new__
+    errors = []
+    for parts, keyword, message in items:
+        error = new(ArgError)
+        error._parts = parts
+        error._keyword = keyword
+        error._message = message
+        errors.append(error)
+    return errors
+
+
+@final
+class Validator:
+    """A compiled validator for one Tool Args Schema.
+
+    Build one with ``pedelec.compile_schema(schema)``; validators are cached and thread-safe.
+
+    Attributes:
+        schema: The checked, cloned schema this validator was compiled from (do not mutate it).
+        is_valid: ``is_valid(value) -> bool``, the fast check. Agrees with ``errors`` on every
+            input: ``is_valid(v)`` is true exactly when ``errors(v) == []``.
+
+    Example:
+        >>> from pedelec import compile_schema
+        >>> v = compile_schema({"type": "object", "properties": {"n": {"type": "integer"}}})
+        >>> v.is_valid({"n": 1}), v.is_valid({"n": True})
+        (True, False)
+        >>> [str(e) for e in v.errors({"n": "1"})]
+        ['/n: expected integer, got string "1" (type)']
+    """
+
+    __slots__ = ("_collect", "_collect_fn", "_fast", "_pattern_limit", "is_valid", "schema")
+
+    schema: dict[str, Any]
+    is_valid: Callable[[Any], bool]
+
+    def __init__(self, schema: dict[str, Any], pattern_limit: int) -> None:
+        self.schema = schema
+        self._pattern_limit = pattern_limit
+        # Code is generated on first use, not here: a session with many tools pays only for
+        # the ones an agent calls, and only once (about a quarter millisecond per function).
+        self._fast: Callable[[Any], bool] | None = None
+        self._collect_fn: Callable[[Any, _Path, Errors], None] | None = None
+        self.is_valid = self._first_is_valid
+        self._collect = self._first_collect
+
+    def _bool_function(self) -> Callable[[Any], bool]:
+        fast = self._fast
+        if fast is None:
+            from pedelec.schema._codegen import function
+
+            # Two threads may both generate it; both functions are equivalent.
+            fast = self._fast = function(self.schema, "bool", self._pattern_limit, Validator)
+            self.is_valid = fast
+        return fast
+
+    def _collect_function(self) -> Callable[[Any, _Path, Errors], None]:
+        collect = self._collect_fn
+        if collect is None:
+            from pedelec.schema._codegen import function
+
+            collect = self._collect_fn = function(
+                self.schema, "err", self._pattern_limit, Validator
+            )
+            self._collect = collect
+        return collect
+
+    def _first_is_valid(self, value: Any) -> bool:
+        return self._bool_function()(value)
+
+    def _first_collect(self, value: Any, path: _Path, out: Errors) -> None:
+        self._collect_function()(value, path, out)
+
+    def errors(self, value: Any, max_errors: int | None = None) -> list[ArgError]:
+        """Return every way ``value`` fails the schema, in schema order, at most ``max_errors``.
+
+        Order: a node's own checks first (type, then its keywords: lengths and bounds, then
+        ``enum``, then ``pattern``), then for an object each property in the order
+        ``properties`` declares them, then undeclared properties; for an array the items by
+        index, then ``uniqueItems``.
+        ``max_errors`` defaults to 50.
+        """
+        # No is_valid() first: callers ask for errors when they already know the value is
+        # invalid, and the collecting walk finds nothing exactly when the value is valid.
+        out = Errors(DEFAULT_MAX_ERRORS if max_errors is None else max(1, max_errors))
+        try:
+            self._collect(value, (), out)
+        except Full:
+            pass
+        except Exception as exc:  # a hostile non-JSON object raised while being examined
+            out.items.append(((), "type", f"value could not be examined: {type(exc).__name__}"))
+        return _arg_errors(out.items)
+
+    def iter_errors(self, value: Any) -> Iterator[ArgError]:
+        """Iterate over ``errors(value)``."""
+        return iter(self.errors(value))
+
+    def __repr__(self) -> str:
+        return f"<pedelec Validator for {self.schema.get('type', 'oneOf')} schema>"
+
+
+def compile_node(node: dict[str, Any], *, max_pattern_length: int = 1024) -> Validator:
+    """Make a ``Validator`` for an already checked schema node (any kind); no check, no cache.
+
+    Callers outside ``pedelec.schema`` want ``pedelec.compile_schema``, which checks and caches.
+    """
+    return Validator(node, max_pattern_length)
