@@ -259,4 +259,4 @@ def _digits(number: int) -> str:
     try:
         return int.__repr__(number)[:20] + "…"
     except ValueError:  # more digits than sys.get_int_max_str_digits() allows
-        return f"<integer of {number.bit_length()} bits>"
+        return f"<{number.bit_length()} bits>"
