@@ -39,6 +39,7 @@ class Shouting:
         ('say "hi" \\o/', {}, '"say \\"hi\\" \\\\o/"'),
         ("é😀", {}, '"é😀"'),
         ("\x7f\x85\x9b", {}, '"\\u007f\\u0085\\u009b"'),
+        ("a\x7f", {}, '"a\\u007f"'),
         ("a\u200bb\u202e", {}, '"a\\u200bb\\u202e"'),
         ("\u2028\u00a0", {}, '"\\u2028\\u00a0"'),
         ("\ud800", {}, '"\\ud800"'),
@@ -147,7 +148,13 @@ def test_describe(value: Any, text: str) -> None:
     assert describe(value) == text
 
 
-@given(st.text(), st.integers(0, 50))
+# Arbitrary text, and text made of the characters that are easy to get wrong.
+texts = st.text() | st.text(
+    st.sampled_from('a"\\é\t\n\x01\x1f\x7f\x85\u200b\u2028\ud800\U000e0001')
+)
+
+
+@given(texts, st.integers(0, 50))
 def test_quote_is_one_printable_json_string(text: str, limit: int) -> None:
     for quoted in (quote(text), quote(text, ascii=True)):
         assert quoted.isprintable()
@@ -157,7 +164,7 @@ def test_quote_is_one_printable_json_string(text: str, limit: int) -> None:
     assert quote(text, verbatim=True).isprintable()
 
 
-@given(st.recursive(st.none() | st.booleans() | st.floats() | st.text(), st.lists, max_leaves=8))
+@given(st.recursive(st.none() | st.booleans() | st.floats() | texts, st.lists, max_leaves=8))
 def test_render_is_printable_and_bounded(value: Any) -> None:
     text = render(value, 30)
     assert text.isprintable()

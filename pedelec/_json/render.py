@@ -118,8 +118,7 @@ def quote(
         return f'"{_visible(text)}"'
     if ascii:
         return _ascii_encoder()(text)
-    quoted = string_encoder()(text)
-    return quoted if quoted.isascii() else _visible(quoted)
+    return _visible(string_encoder()(text))  # JSON escapes C0 controls, not DEL, C1 and others
 
 
 def scalar_text(value: Any) -> str:
