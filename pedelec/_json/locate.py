@@ -26,6 +26,8 @@ Path = tuple[str | int, ...]
 Scan = Callable[[str, int], tuple[Any, int]]
 
 SPACE: Final = re.compile(r"[ \t\n\r]*")
+# Bound once: the scanner skips space after every token.
+_skip_space: Final = SPACE.match
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _WORD: Final = re.compile(r'[^\s,:\[\]{}"]{1,21}')
 _LITERALS: Final = ("true", "false", "null")
@@ -270,9 +272,6 @@ class _Scanner:
         self.problem = Problem(head, tail, tuple(self.path), self.pos, fix, prefix, extra)
         return None
 
-    def skip_space(self, pos: int) -> int:
-        return SPACE.match(self.text, pos).end()  # type: ignore[union-attr]
-
     # --- expecting a value ----------------------------------------------------------------
 
     def value(self) -> _State | None:
@@ -338,7 +337,7 @@ class _Scanner:
         if depth <= self.unscanned and self.skipped():
             return self.after_value
         is_object = char == "{"
-        pos = self.skip_space(self.pos + 1)
+        pos = _skip_space(self.text, self.pos + 1).end()  # type: ignore[union-attr]
         if pos < self.end and self.text[pos] == ("}" if is_object else "]"):
             self.pos = pos + 1
             return self.after_value
@@ -376,7 +375,7 @@ class _Scanner:
 
     def after_value(self) -> _State | None:
         text = self.text
-        pos = self.pos = self.skip_space(self.pos)
+        pos = self.pos = _skip_space(self.text, self.pos).end()  # type: ignore[union-attr]
         if not self.frames:
             if pos < self.end:
                 self.problem = Problem(
@@ -391,7 +390,7 @@ class _Scanner:
         if self.frames[-1] is None:
             if char == ",":
                 self.path[-1] = int(self.path[-1]) + 1
-                self.pos = self.skip_space(pos + 1)
+                self.pos = _skip_space(self.text, pos + 1).end()  # type: ignore[union-attr]
                 return self.value
             if char == "]":
                 return self.close()
@@ -405,7 +404,7 @@ class _Scanner:
                 'expected "," or "}" after the value at ', f", found {_found(text, pos)}"
             )
         self.path.pop()
-        self.pos = self.skip_space(pos + 1)
+        self.pos = _skip_space(self.text, pos + 1).end()  # type: ignore[union-attr]
         return self.key
 
     def close(self) -> _State:
@@ -438,12 +437,12 @@ class _Scanner:
                 f"duplicate key {render(key)} in the object at ", "", "send each key once"
             )
         keys.add(key)
-        pos = self.pos = self.skip_space(after)
+        pos = self.pos = _skip_space(self.text, after).end()  # type: ignore[union-attr]
         if pos >= self.end or text[pos] != ":":
             return self.fail(
                 f'expected ":" after the key {render(key)} in the object at ',
                 f", found {_found(text, pos)}",
             )
         self.path.append(key)
-        self.pos = self.skip_space(pos + 1)
+        self.pos = _skip_space(self.text, pos + 1).end()  # type: ignore[union-attr]
         return self.value
