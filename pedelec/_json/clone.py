@@ -155,14 +155,8 @@ def _clone_nested(source: Any, root: Any, most_depth: int, most_values: int) -> 
     """
     plain = _PLAIN
     fixes: list[tuple[dict[str, Any], _Path]] = []
-    if root.__class__ is dict:
-        if not _STR_ONLY.issuperset(map(type, root)):
-            _check_keys(root, (), fixes)
-        root_items: Any = iter(root.items())
-    else:
-        root_items = enumerate(root)
-    stack: list[_Frame] = [(root_items, root, id(source), None)]
-    push = stack.append
+    stack: list[_Frame] = []
+    _enter(stack, root, source, None, None, fixes)
     count = 1 + len(root)
     threshold = min(most_depth, _TRACK_DEPTH)
     active: set[int] | None = None  # ids of the sources on the stack, once deep enough to care
@@ -174,16 +168,29 @@ def _clone_nested(source: Any, root: Any, most_depth: int, most_values: int) -> 
             kind = type(item)
             if kind in plain or (kind is float and item - item == 0.0):
                 continue
-            # The common leaf, a container of plain values, is checked at C speed and needs no
-            # frame; one holding floats takes a frame, where each float is checked.
+            # _flat_dict and _flat_list, inlined: this is the hot path for arrays of objects.
             if kind is dict:
                 child = item.copy()
-                flat = _STR_ONLY.issuperset(map(type, child)) and plain.issuperset(
-                    map(type, child.values())
-                )
+                for name, value in child.items():
+                    kind = type(value)
+                    if type(name) is str and (
+                        kind in plain or (kind is float and value - value == 0.0)
+                    ):
+                        continue
+                    flat = False
+                    break
+                else:
+                    flat = True
             elif kind is list:
                 child = item.copy()
-                flat = plain.issuperset(map(type, child))
+                for value in child:
+                    kind = type(value)
+                    if kind in plain or (kind is float and value - value == 0.0):
+                        continue
+                    flat = False
+                    break
+                else:
+                    flat = True
             elif isinstance(item, dict):
                 child = dict.copy(item)
                 flat = False
@@ -199,19 +206,9 @@ def _clone_nested(source: Any, root: Any, most_depth: int, most_values: int) -> 
                 _too_many(stack, item, key, most_values)
             if len(stack) >= threshold:
                 threshold, active = _deeper(stack, item, key, most_depth)
-            if flat:
-                continue  # holds no container, so it can be neither deeper nor in a cycle
-            if active is not None:
-                if id(item) in active:
-                    _cycle(stack, item, key)
-                active.add(id(item))
-            if child.__class__ is dict:
-                if not _STR_ONLY.issuperset(map(type, child)):
-                    _check_keys(child, _path_of(stack, key), fixes)
-                push((iter(child.items()), child, id(item), key))
-            else:
-                push((enumerate(child), child, id(item), key))
-            break
+            if not flat:  # a flat one holds no container: it is neither deeper nor in a cycle
+                _enter(stack, child, item, key, active, fixes)
+                break
         else:
             stack.pop()
             if active is not None:
@@ -219,6 +216,31 @@ def _clone_nested(source: Any, root: Any, most_depth: int, most_values: int) -> 
     for target, path in fixes:
         _plain_keys(target, path)
     return root
+
+
+def _enter(
+    stack: list[_Frame],
+    copy: Any,
+    source: Any,
+    key: Any,
+    active: set[int] | None,
+    fixes: list[tuple[dict[str, Any], _Path]],
+) -> None:
+    """Push the frame that walks ``copy`` (of ``source``, at ``key`` in the top frame).
+
+    Checks the keys of a dict and, once ``active`` is tracked, that ``source`` is not one of
+    its own ancestors.
+    """
+    if active is not None:
+        if id(source) in active:
+            _cycle(stack, source, key)
+        active.add(id(source))
+    if copy.__class__ is dict:
+        if not _STR_ONLY.issuperset(map(type, copy)):
+            _check_keys(copy, _path_of(stack, key) if stack else (), fixes)
+        stack.append((iter(copy.items()), copy, id(source), key))
+    else:
+        stack.append((enumerate(copy), copy, id(source), key))
 
 
 def _path_of(stack: list[_Frame], key: Any) -> _Path:
