@@ -18,8 +18,6 @@ from hypothesis import given, strategies as st
 
 from pedelec._json import (
     NotJsonError,
-    _dumps_deep,
-    _explain,
     clone_json,
     dumps_canonical,
     dumps_compact,
@@ -30,6 +28,9 @@ from pedelec._json import (
     short_repr,
     type_name,
 )
+from pedelec._json.dump import _dumps_deep
+from pedelec._json.locate import explain
+from pedelec._json.parse import _scanner
 from pedelec.errors import TOOL_ARGS_INVALID, PedelecError
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -937,7 +938,7 @@ def test_parse_agrees_with_strict_loads_on_mutated_text(
         assert "line" in info.value.details
         return
     assert parse_json_args(text) == expected
-    assert _explain(text, sys.maxsize) is None
+    assert explain(text, sys.maxsize, _scanner()) is None
 
 
 @given(json_values, st.integers(0, 6))
