@@ -456,6 +456,7 @@ class _Converter:
                 return _Out(out.node, out.nullable or nullable)
         types = self._types(kw)
         if types is None:
+            self._others(kw, None, moves)  # to report every problem of the node, not one
             return _Out(None)
         if len(types) == 1:
             return _Out(self._typed(types[0], kw, depth, chain, moves), nullable)
@@ -596,6 +597,7 @@ class _Converter:
                 kinds.remove("integer")
             containers = [k for k in kinds if k in ("object", "array")]
             if containers:
+                values.pop("enum")
                 self.problem(
                     kw.at("enum"),
                     f'"enum" holds {_a(containers[0])} value, and the subset has enum on string, '
@@ -661,7 +663,7 @@ class _Converter:
             return None
         result = branches[0] if len(branches) == 1 else {"oneOf": branches}
         self.change(
-            kw.at("type"),
+            kw.at("type") if "type" in kw.homes else kw.path,
             types,
             result,
             "A node of several types became a oneOf of one node per type.",
@@ -763,7 +765,7 @@ class _Converter:
                     value,
                     None,
                     f"{short_repr(keyword)} was dropped: "
-                    f"{short_repr(inclusive)} is stricter already.",
+                    f"{short_repr(inclusive)} is at least as strict.",
                 )
         return ok
 
