@@ -519,7 +519,7 @@ class _Converter:
         nullable = False
         kept: list[tuple[int, dict[str, Any]]] = []
         for index, branch in enumerate(branches):
-            out = self.node(branch, (*where, index), depth, chain)
+            out = self.node(branch, (*where, index), depth + 1, chain)
             nullable = nullable or out.nullable
             if out.node is not None:
                 kept.append((index, out.node))
