@@ -1105,3 +1105,76 @@ def test_conversion_registers_or_explains(schema: dict[str, Any]) -> None:
         _resolve(before, change.pointer)
     # A Tool Args Schema is its own conversion.
     assert convert(result) == (result, [])
+
+
+def test_an_openapi_3_0_request_body_schema() -> None:
+    body = {
+        "type": "object",
+        "required": ["id", "price", "tags"],
+        "properties": {
+            "id": {"type": "integer", "format": "int64", "readOnly": True},
+            "price": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "example": 9.5},
+            "tags": {"type": "array", "items": {"type": "string"}, "nullable": True},
+            "status": {"type": "string", "enum": ["open", "closed"], "x-extensible-enum": True},
+        },
+        "xml": {"name": "Order"},
+    }
+    result, changes = convert(body)
+    assert result == {
+        "type": "object",
+        "required": ["id", "price"],
+        "properties": {
+            "id": {"type": "integer", "description": "Format: int64."},
+            "price": {"type": "number", "description": "Greater than 0.", "examples": [9.5]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "status": {"type": "string", "enum": ["open", "closed"]},
+        },
+    }
+    assert [c.pointer for c in changes] == [
+        "/properties/id/readOnly",
+        "/properties/id/format",
+        "/properties/price/example",
+        "/properties/price/exclusiveMinimum",
+        "/properties/tags/nullable",
+        "/properties/status/x-extensible-enum",
+        "/required",
+        "/xml",
+    ]
+
+
+_WIDENS = ("so no longer required", "additionalProperties", "moved into the description")
+_NARROWS = ("null was removed", "The null alternative", "the keywords of the node apply")
+
+_VALUES = st.recursive(
+    st.sampled_from([None, True, False, 0, 1, -1, 1.0, 2.5, 3, "", "x", "a", "ab", "a@b"]),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b", "c", "p", "q"]), inner, max_size=4),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_FOREIGN, st.lists(_VALUES, min_size=5, max_size=10))
+def test_conversion_means_what_its_changes_say(schema: dict[str, Any], values: list[Any]) -> None:
+    # jsonschema is the independent oracle for the original; pedelec's validator for the result.
+    from jsonschema import Draft202012Validator
+
+    from pedelec import compile_schema
+
+    try:
+        result, changes = convert(schema)
+    except PedelecError:
+        return
+    reasons = [c.reason for c in changes]
+    widens = any(mark in r for r in reasons for mark in _WIDENS)
+    narrows = any(mark in r for r in reasons for mark in _NARROWS)
+    original = Draft202012Validator(schema)
+    converted = compile_schema(result)
+    for value in values:
+        before, after = original.is_valid(value), converted.is_valid(value)
+        if not widens:
+            assert before or not after, f"{value!r} is newly accepted"
+        if not narrows:
+            assert after or not before, f"{value!r} is newly refused"

@@ -1068,9 +1068,23 @@ def convert_text(
 ) -> tuple[dict[str, Any], list[Change]]:
     """``convert`` for a schema given as JSON text (a file's contents), parsed strictly.
 
+    What ``pedelec convert FILE`` needs: the text is parsed like tool args are (duplicate keys,
+    NaN and the infinities are errors, located by line and column), then converted.
+
+    Args:
+        text: The JSON text of the schema, as ``str`` or UTF-8 bytes.
+        tool: The tool the schema is for, named in the error message when given.
+
+    Returns:
+        As ``convert``: the Tool Args Schema and the changes.
+
     Raises:
         PedelecError: ``INVALID_INPUT`` when the text is not JSON (duplicate keys, NaN...), or
             as ``convert`` raises.
+
+    Example:
+        >>> convert_text('{"type": "object", "title": "Empty"}')[0]
+        {'type': 'object'}
     """
     from pedelec._json import parse_json_args
 
