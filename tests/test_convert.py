@@ -595,6 +595,7 @@ def test_every_problem_is_listed_with_its_pointer() -> None:
             k={"type": "array"},
             l={"enum": [[1], [2]]},
             m={"type": "date"},
+            n={"anyOf": [{"type": "string"}], "oneOf": [{"type": "string"}]},
         ),
         "required": ["a", "zz"],
     }
@@ -665,11 +666,25 @@ def test_every_problem_is_listed_with_its_pointer() -> None:
             "message": '"type" "date" is not one of the subset\'s types (string, number, integer, '
             "boolean, array, object)",
         },
+        {
+            "pointer": "/properties/n",
+            "message": 'anyOf and oneOf in one node cannot be expressed; write one "oneOf" whose '
+            "alternatives cannot match the same value",
+        },
+        {
+            "pointer": "/required/1",
+            "message": '"required" names "zz", which "properties" does not define; define it in '
+            '"properties" or remove it from "required"',
+        },
     ]
-    assert error.message.startswith(
-        "Cannot convert the schema to a Tool Args Schema (13 problems): at /properties/a/anyOf: "
+    listed = "; ".join(f"at {p['pointer']}: {p['message']}" for p in error.details["problems"])
+    assert error.message == (
+        f"Cannot convert the schema to a Tool Args Schema (15 problems): {listed}."
     )
-    assert error.message.endswith("(string, number, integer, boolean, array, object).")
+    assert error.message.startswith(
+        "Cannot convert the schema to a Tool Args Schema (15 problems): at /properties/a/anyOf: "
+    )
+    assert error.message.endswith('define it in "properties" or remove it from "required".')
 
 
 def test_a_root_that_is_not_an_object() -> None:

@@ -443,6 +443,13 @@ class _Converter:
         nullable, null_only = self._drop_null(kw)
         if null_only:
             return _NULL_ONLY
+        if "anyOf" in kw.values and "oneOf" in kw.values:
+            self.problem(
+                kw.path,
+                'anyOf and oneOf in one node cannot be expressed; write one "oneOf" whose '
+                "alternatives cannot match the same value",
+            )
+            return _Out(None)
         for keyword in ("anyOf", "oneOf"):
             if keyword in kw.values:
                 if "type" in kw.values:
@@ -690,7 +697,8 @@ class _Converter:
                 if properties is None:
                     ok = False
                 else:
-                    node["properties"], nullable = properties
+                    node["properties"], nullable, converted = properties
+                    ok = converted and ok
             elif keyword == "required":
                 node["required"] = value  # after "properties", below: it may name nullable ones
             else:
@@ -705,7 +713,9 @@ class _Converter:
                 'add "items" with the node every item matches',
             )
             return None
-        return node if ok and self._valid(node, kw) else None
+        # Checked even when a child failed, so the node's own problems are listed too.
+        valid = self._valid(node, kw)
+        return node if ok and valid else None
 
     def _bounds(self, kind: str, kw: _Kw, moves: list[_Move]) -> bool:
         """Exclusive bounds: inclusive ones for integers, a description phrase for numbers."""
@@ -778,19 +788,22 @@ class _Converter:
                 '"items" as an array (one node per position) cannot be expressed; use an object '
                 'with named properties, or "items" with one node',
             )
+            node["items"] = {"type": "boolean"}
             return False
         out = self.node(value, where, depth + 1, chain)
         if out.node is None:
             if out.nullable:
                 self.problem(where, "the items can only be null, and the subset has no null type")
+            node["items"] = {"type": "boolean"}  # a stand-in, so the node's own rules are checked
             return False
         node["items"] = out.node
         return True
 
     def _properties(
         self, value: Any, where: _Path, depth: int, chain: tuple[_Path, ...]
-    ) -> tuple[dict[str, Any], list[str]] | None:
-        """The converted properties, and the names of those that could be null."""
+    ) -> tuple[dict[str, Any], list[str], bool] | None:
+        """The converted properties, the names of those that could be null, and whether all
+        converted."""
         if type(value) is not dict:
             self.problem(where, '"properties" must be an object mapping names to nodes')
             return None
@@ -811,7 +824,9 @@ class _Converter:
             converted[name] = out.node
             if out.nullable:
                 nullable.append(name)
-        return (converted, nullable) if ok else None
+        if not ok:  # a stand-in for each failed property, so "required" is still checked
+            converted = {name: converted.get(name, {"type": "boolean"}) for name in value}
+        return converted, nullable, ok
 
     def _required(self, kw: _Kw, node: dict[str, Any], nullable: list[str]) -> None:
         """Leave properties that could be null out of ``required``."""
