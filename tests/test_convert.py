@@ -7,8 +7,10 @@ asserted as whole messages; pydantic's schemas and the upstream demo manifests a
 from __future__ import annotations
 
 import copy
+import datetime
 import enum
 import json
+import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -828,6 +830,24 @@ class Pets(BaseModel):
     pet: Annotated[Cat | Dog, Field(discriminator="kind")]
 
 
+class Described(BaseModel):
+    point: Point | None = Field(None, description="Where.")
+
+
+class Formats(BaseModel):
+    at: datetime.datetime
+    id: uuid.UUID
+    step: int = Field(multiple_of=5, gt=0, lt=100)
+
+
+class Tree(BaseModel):
+    children: list[Tree] = []
+
+
+class Scores(BaseModel):
+    scores: dict[str, int]
+
+
 _POINT = {
     "type": "object",
     "properties": {
@@ -965,6 +985,49 @@ PYDANTIC: list[tuple[type[Any], dict[str, Any], list[str]]] = [
             "/title",
         ],
     ),
+    (
+        Described,
+        _obj(point={**_POINT, "description": "Where."}),
+        [
+            "/$defs",
+            "/$defs/Point/properties/x/title",
+            "/$defs/Point/properties/y/title",
+            "/$defs/Point/properties/y/exclusiveMinimum",
+            "/$defs/Point/properties/y/exclusiveMaximum",
+            "/$defs/Point/title",
+            "/properties/point/anyOf/0/$ref",
+            "/properties/point/anyOf/1",
+            "/properties/point/default",
+            "/title",
+        ],
+    ),
+    (
+        Formats,
+        {
+            **_obj(
+                at={"type": "string", "description": "Format: date-time."},
+                id={"type": "string", "description": "Format: uuid."},
+                step={
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 99,
+                    "description": "Multiple of 5.",
+                },
+            ),
+            "required": ["at", "id", "step"],
+        },
+        [
+            "/properties/at/title",
+            "/properties/at/format",
+            "/properties/id/title",
+            "/properties/id/format",
+            "/properties/step/exclusiveMinimum",
+            "/properties/step/exclusiveMaximum",
+            "/properties/step/title",
+            "/properties/step/multipleOf",
+            "/title",
+        ],
+    ),
 ]
 
 
@@ -981,6 +1044,22 @@ def test_pydantic_schemas(
     assert [c.pointer for c in changes] == pointers
     for change in changes:
         assert json.dumps(_resolve(original, change.pointer)) == json.dumps(change.was)
+
+
+def test_pydantic_models_outside_the_subset() -> None:
+    assert _problem(Tree.model_json_schema()).details["problems"] == [
+        {
+            "pointer": "/$defs/Tree/properties/children/items/$ref",
+            "message": '$ref "#/$defs/Tree" is recursive (it is inside the node it names), and a '
+            "Tool Args Schema is finite; write out each level up to a fixed depth",
+        }
+    ]
+    assert _problem(Scores.model_json_schema()).message == (
+        "Cannot convert the schema to a Tool Args Schema (1 problem): at "
+        '/properties/scores/additionalProperties: "additionalProperties" with a node (a map of '
+        "any keys) cannot be expressed; declare each property, or take a list of {key, value} "
+        "objects."
+    )
 
 
 def test_a_converted_pydantic_schema_registers_and_validates() -> None:
