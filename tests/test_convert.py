@@ -689,6 +689,16 @@ def test_every_problem_is_listed_with_its_pointer() -> None:
     assert error.message.endswith('define it in "properties" or remove it from "required".')
 
 
+def test_an_enum_with_no_member_of_its_types() -> None:
+    error = _problem(_obj(a={"type": ["string", "integer"], "enum": [True]}))
+    assert error.details["problems"] == [
+        {
+            "pointer": "/properties/a/enum",
+            "message": '"enum" has no member of the node\'s types, so nothing matches',
+        }
+    ]
+
+
 def test_a_root_that_is_not_an_object() -> None:
     error = _problem({"type": "array", "items": {"type": "string"}})
     assert error.message == (

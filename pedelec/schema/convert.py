@@ -666,7 +666,11 @@ class _Converter:
             if not any(_applies(keyword, kind) for kind in types):
                 self._others(_Kw(kw.path, {keyword: value}, kw.homes), types[0], moves)
         ok = self._others(kw, None, moves) and ok
-        if not ok:
+        if ok and not branches:
+            self.problem(
+                kw.at("enum"), '"enum" has no member of the node\'s types, so nothing matches'
+            )
+        if not ok or not branches:
             return None
         result = branches[0] if len(branches) == 1 else {"oneOf": branches}
         self.change(
