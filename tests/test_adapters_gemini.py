@@ -19,6 +19,7 @@ import pytest
 from google.genai import types
 
 from pedelec.adapters import gemini as adapter
+from pedelec.adapters._names import GEMINI_NAMES, name_map
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
 
@@ -693,3 +694,69 @@ def test_no_vendor_package_is_imported() -> None:
     )
     assert completed.stdout == "\n"
     assert completed.stderr == ""
+
+
+NAMES: list[tuple[str, bool]] = [
+    # (name, whether Gemini's rule takes it as it is)
+    ("editor.replace_selection", True),
+    ("_private", True),
+    ("ns:tool-v2", True),
+    ("a" * 64, True),
+    ("a" * 65, False),
+    ("9lives", False),
+    ("-dash", False),
+    ("has space", False),
+    ("café", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize(("name", "accepted"), NAMES)
+def test_gemini_name_rule(name: str, accepted: bool) -> None:
+    assert (GEMINI_NAMES.pattern.fullmatch(name) is not None) is accepted
+
+
+def test_a_name_outside_the_rule_is_invalid_input_naming_it() -> None:
+    with pytest.raises(PedelecError) as info:
+        name_map(["9lives"], "Gemini", GEMINI_NAMES)
+    assert info.value.code == INVALID_INPUT
+    assert info.value.message == (
+        'Tool "9lives" would be sent to Gemini as "9lives", which does not match Gemini\'s tool '
+        "name rule ^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$."
+    )
+    assert info.value.details == {"tool": "9lives", "providerName": "9lives"}
+
+
+NUMBERS: list[tuple[Any, dict[str, Any]]] = [
+    # (delta as the model sent it, the response)
+    (1, {"output": {"value": 1}}),
+    (1.0, {"output": {"value": 1.0}}),
+    (
+        True,
+        {
+            "error": {
+                "code": "TOOL_ARGS_INVALID",
+                "message": 'Invalid arguments for tool "update_counter": /delta: expected '
+                "integer, got boolean true (type). Correct the arguments and call the tool again.",
+                "details": {
+                    "tool": "update_counter",
+                    "errors": [
+                        {
+                            "path": "/delta",
+                            "keyword": "type",
+                            "message": "expected integer, got boolean true",
+                        }
+                    ],
+                },
+            }
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("delta", "expected"), NUMBERS)
+def test_args_are_validated_as_json_values(delta: Any, expected: dict[str, Any]) -> None:
+    calls = [types.FunctionCall(name="update_counter", args={"delta": delta})]
+    parts = adapter.dispatch_function_calls_sync(make_session(), calls)
+    # Compared as JSON text: 1 == 1.0 == True in Python, but not for the model.
+    assert json.dumps(parts) == json.dumps([answer("update_counter", expected)])
