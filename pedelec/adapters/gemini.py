@@ -75,8 +75,18 @@ _TYPES: Final = {
 }
 #: Keywords Gemini's ``Schema`` has under the same name, copied as they are.
 _SAME: Final = frozenset(
-    {"description", "default", "minimum", "maximum", "minLength", "maxLength", "pattern"}
-    | {"minItems", "maxItems", "required"}
+    (
+        "description",
+        "default",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "required",
+    )
 )
 
 
@@ -137,6 +147,8 @@ def _openapi(node: Mapping[str, Any]) -> dict[str, Any]:
             notes.append(f"Examples: {', '.join(dumps_compact(example) for example in value)}.")
         elif key in _SAME:
             out[key] = value
+        # The subset has no other keyword (registration checked the schema); the test schema
+        # EVERY_KEYWORD in tests/test_adapters_gemini.py holds each one.
     if notes:
         out["description"] = " ".join([*filter(None, [out.get("description")]), *notes])
     return out
