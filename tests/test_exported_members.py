@@ -140,6 +140,14 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "dispatch_tool_uses_sync",
         "tools",
     ],
+    "pedelec.adapters.gemini": [
+        "FunctionDeclaration",
+        "FunctionResponse",
+        "FunctionResponsePart",
+        "dispatch_function_calls",
+        "dispatch_function_calls_sync",
+        "function_declarations",
+    ],
     "pedelec.adapters.mcp": [
         "CallToolResult",
         "McpTool",
@@ -284,6 +292,7 @@ def test_docs_api_lists_the_paths_pinned_here() -> None:
         "pedelec.limits.DEFAULT_LIMITS",
         "pedelec.adapters.openai",
         "pedelec.adapters.anthropic",
+        "pedelec.adapters.gemini",
         "pedelec.adapters.mcp",
         "pedelec.cli.main",
     ]

@@ -1,4 +1,4 @@
-"""Agent formats: a session's tools for OpenAI, Anthropic and MCP, and their tool calls back.
+"""Agent formats: a session's tools for OpenAI, Anthropic, Gemini and MCP, and their calls back.
 
 One module per provider, each with the same two jobs, export and dispatch:
 
@@ -8,6 +8,8 @@ One module per provider, each with the same two jobs, export and dispatch:
                                       ``await dispatch_responses_calls(session, response.output)``
 ``pedelec.adapters.anthropic``        ``tools(session)``,
                                       ``await dispatch_tool_uses(session, message.content)``
+``pedelec.adapters.gemini``           ``function_declarations(session)``,
+                                      ``await dispatch_function_calls(session, function_calls)``
 ``pedelec.adapters.mcp``              ``tools(session)``,
                                       ``await dispatch_tool_call(session, name, arguments)``
 ====================================  ==========================================================
@@ -20,7 +22,9 @@ Tool names: OpenAI and Anthropic accept ``^[a-zA-Z0-9_-]{1,64}$``. A ``.`` in a 
 name is sent as ``__`` (``editor.replace_selection`` → ``editor__replace_selection``) and
 mapped back by the dispatchers. When two tools would be sent under the same name, or a sent
 name is longer than 64 characters, exporting raises ``PedelecError(INVALID_INPUT)`` naming the
-tools. MCP keeps names unchanged.
+tools. Gemini's rule (a letter or ``_`` first, then ``a-zA-Z0-9_.:-``, at most 64 characters)
+takes every pedelec name short enough as it is, and MCP any name: both keep names unchanged.
 
-No vendor package is imported by these modules.
+Importing these modules imports no vendor package; only ``gemini``'s ``sdk=True`` loads
+``google-genai``, to build its objects.
 """

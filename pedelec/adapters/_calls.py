@@ -118,7 +118,8 @@ async def run_calls(
 ) -> list[ToolResult]:
     """Dispatch ``calls`` concurrently and return their results in input order.
 
-    The provider's call id becomes the result's (and the handler's) ``tool_request_id``.
+    The provider's call id becomes the result's (and the handler's) ``tool_request_id``; a call
+    without one (Gemini's ids are optional) gets a fresh id from the session.
     """
     import asyncio
 
@@ -128,7 +129,7 @@ async def run_calls(
         if call.error is not None:
             return ToolResult(call.name, call.call_id, None, call.error)
         return await session.dispatch(
-            call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id
+            call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id or None
         )
 
     return list(await asyncio.gather(*(one(call) for call in calls)))

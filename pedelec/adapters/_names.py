@@ -1,8 +1,9 @@
-"""Tool names as OpenAI and Anthropic accept them, and the way back.
+"""Tool names as each provider accepts them, and the way back.
 
-Both providers require tool names to match ``^[a-zA-Z0-9_-]{1,64}$``. pedelec names may also
-contain ``.`` (``editor.replace_selection``), so the adapters send each ``.`` as ``__``
-(``editor__replace_selection``). The mapping is decided per session from the names it actually
+OpenAI and Anthropic require tool names to match ``^[a-zA-Z0-9_-]{1,64}$``. pedelec names may
+also contain ``.`` (``editor.replace_selection``), so the adapters send each ``.`` as ``__``
+(``editor__replace_selection``). Gemini accepts ``.`` (its rule is :data:`GEMINI_NAMES`), so
+every pedelec name short enough is sent to it unchanged. The mapping is decided per session from the names it actually
 has, so the dispatcher maps back with a table lookup instead of guessing: if two tools would be
 sent under the same name (``a.b`` and ``a__b``), or a mapped name is longer than the provider
 allows, exporting fails with ``INVALID_INPUT`` rather than renaming a tool behind the
@@ -14,25 +15,52 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from pedelec.errors import INVALID_INPUT, PedelecError
 
-__all__ = ["MAX_PROVIDER_NAME_LENGTH", "PROVIDER_NAME_PATTERN", "NameMap", "name_map"]
+__all__ = [
+    "GEMINI_NAMES",
+    "MAX_PROVIDER_NAME_LENGTH",
+    "OPENAI_NAMES",
+    "PROVIDER_NAME_PATTERN",
+    "NameMap",
+    "NameRule",
+    "name_map",
+]
 
 #: The tool name rule shared by the OpenAI and Anthropic APIs.
 PROVIDER_NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 MAX_PROVIDER_NAME_LENGTH: Final = 64
 
 
-def provider_name(name: str) -> str:
-    """Return the name a tool is sent under: every ``.`` becomes ``__``.
+class NameRule(NamedTuple):
+    """A provider's tool name rule, and what a ``.`` of a pedelec name is sent as."""
+
+    pattern: re.Pattern[str]
+    #: The rule as messages show it.
+    text: str
+    dot: str
+
+
+#: OpenAI and Anthropic: no ``.``, so each one is sent as ``__``.
+OPENAI_NAMES: Final = NameRule(PROVIDER_NAME_PATTERN, "^[a-zA-Z0-9_-]{1,64}$", "__")
+#: Gemini, as its API's own rejection says it: "Must start with a letter or an underscore. Must
+#: be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a
+#: maximum length of 64." (newer SDK docstrings say 128; 64 is what every version accepts).
+GEMINI_NAMES: Final = NameRule(
+    re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}"), "^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$", "."
+)
+
+
+def provider_name(name: str, dot: str = "__") -> str:
+    """Return the name a tool is sent under: every ``.`` becomes ``dot``.
 
     Example:
         >>> provider_name("editor.replace_selection")
         'editor__replace_selection'
     """
-    return name.replace(".", "__")
+    return name.replace(".", dot)
 
 
 class NameMap:
@@ -60,12 +88,13 @@ class NameMap:
         return self._from_provider.get(sent, sent)
 
 
-def name_map(names: Iterable[str], provider: str) -> NameMap:
+def name_map(names: Iterable[str], provider: str, rule: NameRule = OPENAI_NAMES) -> NameMap:
     """Build the name table for a session's tools, checking the provider's name rule.
 
     Args:
         names: The session's tool names, in registration order.
         provider: The provider's display name for messages, e.g. ``"OpenAI"``.
+        rule: The provider's name rule (default: OpenAI's and Anthropic's).
 
     Returns:
         A one-to-one :class:`NameMap`.
@@ -78,23 +107,23 @@ def name_map(names: Iterable[str], provider: str) -> NameMap:
         >>> name_map(["editor.replace_selection"], "OpenAI").to_provider("editor.replace_selection")
         'editor__replace_selection'
     """
-    return _name_map(tuple(names), provider)
+    return _name_map(tuple(names), provider, rule)
 
 
 @lru_cache(maxsize=256)
-def _name_map(names: tuple[str, ...], provider: str) -> NameMap:
+def _name_map(names: tuple[str, ...], provider: str, rule: NameRule) -> NameMap:
     # Cached by the exact tuple of names: a session's tool list rarely changes between turns,
     # and every dispatch of a provider call needs the table again.
     table: dict[str, str] = {}
     owner: dict[str, str] = {}
     for name in names:
-        sent = provider_name(name)
+        sent = provider_name(name, rule.dot)
         if sent in owner:
             first = owner[sent]
             raise PedelecError(
                 INVALID_INPUT,
                 f'Tools "{first}" and "{name}" would both be sent to {provider} as "{sent}" '
-                f'(each "." is sent as "__"); rename one of them.',
+                f'(each "." is sent as "{rule.dot}"); rename one of them.',
                 {"tools": [first, name], "providerName": sent},
             )
         if len(sent) > MAX_PROVIDER_NAME_LENGTH:
@@ -104,11 +133,11 @@ def _name_map(names: tuple[str, ...], provider: str) -> NameMap:
                 f"{provider} allows at most {MAX_PROVIDER_NAME_LENGTH}.",
                 {"tool": name, "providerName": sent, "limit": MAX_PROVIDER_NAME_LENGTH},
             )
-        if PROVIDER_NAME_PATTERN.fullmatch(sent) is None:
+        if rule.pattern.fullmatch(sent) is None:
             raise PedelecError(
                 INVALID_INPUT,
                 f'Tool "{name}" would be sent to {provider} as "{sent}", which does not match '
-                f"{provider}'s tool name rule ^[a-zA-Z0-9_-]{{1,64}}$.",
+                f"{provider}'s tool name rule {rule.text}.",
                 {"tool": name, "providerName": sent},
             )
         owner[sent] = name
