@@ -1,6 +1,6 @@
 """An Anthropic agent loop that uses the counter session's tools.
 
-    pip install pedelec anthropic
+    pip install -e . anthropic   # from the checkout; pedelec is not on PyPI yet
     export ANTHROPIC_API_KEY=sk-ant-...
     python examples/anthropic_loop.py "Add 3 to the counter."
 

@@ -1,6 +1,7 @@
 """Quick start: a session with one tool that changes a visible counter.
 
-Call the tool from the command line, as an agent would:
+Install pedelec from the checkout (``pip install -e .``; it is not on PyPI yet), then call the
+tool from the command line, as an agent would:
 
     pedelec tool-call examples/counter.py:session update_counter '{"delta": 3}'
 

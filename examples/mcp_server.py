@@ -2,7 +2,7 @@
 
 The quickest way needs no code: ``pedelec serve`` builds the same server as this file.
 
-    pip install 'pedelec[mcp]'
+    pip install -e '.[mcp]'   # from the checkout; pedelec is not on PyPI yet
     pedelec serve examples/counter.py:session                                # stdio
     pedelec serve examples/counter.py:session --transport http --port 8000   # http://127.0.0.1:8000/mcp
 

@@ -1,6 +1,6 @@
 """An OpenAI agent loop that uses the counter session's tools.
 
-    pip install pedelec openai
+    pip install -e . openai   # from the checkout; pedelec is not on PyPI yet
     export OPENAI_API_KEY=sk-...
     python examples/openai_loop.py "Add 3 to the counter."
     python examples/openai_loop.py --responses "Add 3 to the counter."

@@ -1,6 +1,6 @@
 """Check a tool's argument schema, then validate arguments an agent might send.
 
-Run it with ``python examples/validate_args.py`` after ``pip install -e .``. It shows the three
+Run it with ``python examples/validate_args.py`` after ``pip install -e .`` in the checkout. It shows the three
 things ``pedelec.compile_schema`` does: it checks the schema against the Tool Args Schema subset
 (a schema outside it is rejected with ``INVALID_INPUT``), it compiles a validator once, and the
 validator reports every failure in the args with its JSON pointer, keyword and message.

@@ -552,9 +552,11 @@ def test_accepted_patterns_finish_on_hostile_input(pattern: str) -> None:
 
 
 def test_import_loads_nothing_beyond_typing_extensions() -> None:
-    # pedelec already depends on typing_extensions, which brings typing, re and collections
+    # pedelec already depends on typing_extensions, which brings typing, re and collections;
+    # `from __future__ import annotations` loads __future__ (no start-up hook preloads it now)
     code = (
-        "import sys, typing_extensions; before = set(sys.modules); import pedelec.schema.patterns; "
+        "import __future__, sys, typing_extensions; before = set(sys.modules); "
+        "import pedelec.schema.patterns; "
         "print(sorted(m for m in set(sys.modules) - before if not m.startswith('pedelec')))"
     )
     run = subprocess.run(
