@@ -10,6 +10,8 @@ import copy
 import datetime
 import enum
 import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -17,9 +19,11 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import pedelec.schema
 from pedelec import PedelecError, Session, check_schema
-from pedelec.schema.convert import Change, _disjoint, convert, convert_text
+from pedelec.schema import Change, convert, convert_text
 
+ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = Path(__file__).parent / "upstream"
 
 _NULL = (
@@ -746,46 +750,22 @@ def test_change_to_dict() -> None:
         change.reason = "other"  # type: ignore[misc]
 
 
-# --- the disjointness seam ----------------------------------------------------------------------
-
-DISJOINT = [
-    ({"type": "string"}, {"type": "integer"}, True),
-    ({"type": "integer"}, {"type": "number"}, False),
-    ({"type": "integer", "maximum": 0}, {"type": "number", "minimum": 0.5}, True),
-    ({"type": "string", "enum": ["a"]}, {"type": "string", "enum": ["b"]}, True),
-    ({"type": "string", "enum": ["a"]}, {"type": "string", "pattern": "^b"}, True),
-    ({"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "^b"}, False),
-    ({"type": "number", "enum": [1]}, {"type": "integer", "enum": [1.0]}, False),
-    ({"type": "boolean"}, {"type": "integer", "enum": [1]}, True),
-    ({"type": "string", "maxLength": 2}, {"type": "string", "minLength": 3}, True),
-    (
-        {"type": "array", "items": {"type": "string"}, "minItems": 1},
-        {"type": "array", "items": {"type": "integer"}, "minItems": 1},
-        True,
-    ),
-    (
-        {"type": "array", "items": {"type": "string"}},
-        {"type": "array", "items": {"type": "integer"}},
-        False,
-    ),
-    (
-        {**_obj(t={"type": "string", "enum": ["a"]}), "required": ["t"]},
-        {**_obj(t={"type": "string", "enum": ["b"]}), "required": ["t"]},
-        True,
-    ),
-    (
-        {**_obj(a={"type": "string"}), "required": ["a"]},
-        {**_obj(b={"type": "string"}), "required": ["b"]},
-        False,  # {"a": "", "b": ""} matches both: undeclared properties are allowed
-    ),
-    ({"oneOf": [{"type": "string"}, {"type": "boolean"}]}, {"type": "integer"}, True),
-]
-
-
-@pytest.mark.parametrize(("a", "b", "expected"), DISJOINT)
-def test_disjoint(a: dict[str, Any], b: dict[str, Any], expected: bool) -> None:
-    assert _disjoint(a, b) is expected
-    assert _disjoint(b, a) is expected
+def test_import_pedelec_schema_loads_no_converter() -> None:
+    """``convert`` is loaded on first use; registering a tool never pays for it."""
+    script = (
+        "import sys, pedelec.schema\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pedelec.schema._convert')))\n"
+        "convert = pedelec.schema.convert\n"
+        "print(convert.__module__, pedelec.schema.Change.__module__)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert completed.stdout == ("[]\npedelec.schema._convert pedelec.schema._convert.log\n")
+    assert completed.stderr == ""
+    with pytest.raises(AttributeError) as caught:
+        pedelec.schema.comvert  # type: ignore[attr-defined]  # noqa: B018
+    assert str(caught.value) == "module 'pedelec.schema' has no attribute 'comvert'"
 
 
 # --- real input: pydantic -------------------------------------------------------------------------

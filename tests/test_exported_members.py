@@ -82,7 +82,15 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "Pattern",
         "UniqueItems",
     ],
-    "pedelec.schema": ["ArgError", "Validator", "check_schema", "compile_schema"],
+    "pedelec.schema": [
+        "ArgError",
+        "Change",
+        "Validator",
+        "check_schema",
+        "compile_schema",
+        "convert",
+        "convert_text",
+    ],
     "pedelec.schema.types": [
         "ArraySchema",
         "BooleanSchema",
@@ -180,7 +188,7 @@ PENDING_DEFINED: dict[str, str] = {
 HOMES: dict[str, str] = {
     **dict.fromkeys(EXPECTED_ALL["pedelec.errors"], "pedelec.errors"),
     **dict.fromkeys(EXPECTED_ALL["pedelec.markers"], "pedelec.markers"),
-    **dict.fromkeys(EXPECTED_ALL["pedelec.schema"], "pedelec.schema"),
+    **dict.fromkeys(["ArgError", "Validator", "check_schema", "compile_schema"], "pedelec.schema"),
     **dict.fromkeys(EXPECTED_ALL["pedelec.schema.types"], "pedelec.schema.types"),
     **dict.fromkeys(EXPECTED_ALL["pedelec.session"], "pedelec.session"),
     **dict.fromkeys(["ToolDefinition", "define_tool", "tool"], "pedelec.tools"),

@@ -2,17 +2,34 @@
 
 ``compile_schema`` is the one entry point: it checks a schema exactly like tool registration does
 and returns a compiled ``Validator``, compiling each distinct schema once per process.
+``convert`` turns a foreign JSON Schema into the closest Tool Args Schema; it is imported on
+first use, so ``import pedelec.schema`` does not load it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pedelec._json import NotJsonError, clone_json, dumps_canonical
 from pedelec.schema.check import check_node, check_schema
 from pedelec.schema.validator import ArgError, Validator, compile_node
 
-__all__ = ["ArgError", "Validator", "check_node", "check_schema", "compile_schema"]
+if TYPE_CHECKING:
+    from pedelec.schema._convert import Change, convert, convert_text
+
+__all__ = [
+    "ArgError",
+    "Change",
+    "Validator",
+    "check_node",
+    "check_schema",
+    "compile_schema",
+    "convert",
+    "convert_text",
+]
+
+#: Names loaded from ``pedelec.schema._convert`` on first use.
+_LAZY: Final = frozenset({"Change", "convert", "convert_text"})
 
 # Enough for every tool of many sessions; bounded so schemas built on the fly cannot grow the
 # process without limit (the oldest entry goes first).
@@ -86,3 +103,16 @@ def compile_schema(schema: Any, *, max_pattern_length: int = 1024) -> Validator:
 def _clear_cache() -> None:
     """Forget every compiled validator (for benchmarks and tests of the cold path)."""
     _cache.clear()
+
+
+if not TYPE_CHECKING:
+    # Hidden from type checkers, so a misspelt ``pedelec.schema.comvert`` is an error there.
+
+    def __getattr__(name: str) -> object:
+        if name not in _LAZY:
+            raise AttributeError(f"module 'pedelec.schema' has no attribute {name!r}")
+        from pedelec.schema import _convert
+
+        value = getattr(_convert, name)
+        globals()[name] = value  # later uses skip this function
+        return value
