@@ -18,9 +18,9 @@ from hypothesis import given, strategies as st
 from test_hardening_properties import examples, nodes, values_for
 
 from pedelec import compile_schema
-from pedelec.schema.validator import compile_node
 from pedelec.schema.interpret import accepts
 from pedelec.schema.overlap import disjoint, witness
+from pedelec.schema.validator import compile_node
 
 #: Patterns where Python's ``re`` and ECMA-262 disagree on some of ``ECMA_TEXT``'s strings
 #: (``$`` before a final newline, ``.`` and ``\r``, non-ASCII digits and letters), plus the

@@ -29,8 +29,8 @@ from pedelec._session.events import Events, logger, safe_call
 from pedelec._session.outcome import Overdue, settle
 
 if TYPE_CHECKING:
-    from pedelec._result import ToolResult
     from pedelec._handlers import HandlerSpec
+    from pedelec._result import ToolResult
 
 __all__ = ["Runner", "private_loop"]
 
