@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Finding", "describe_load_error", "lint_session"]
 
+
 class Finding:
     """One line of ``pedelec check`` output: a severity, the tool, where in its schema, what."""
 
