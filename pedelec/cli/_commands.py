@@ -177,15 +177,33 @@ def check(ns: argparse.Namespace, out: TextIO) -> int:
 # --- serve --------------------------------------------------------------------------------------
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text, 10)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise Fail(f"--port must be a number from 0 to 65535, got {text!r}", EXIT_USAGE)
+    return port
+
+
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
     from pedelec.cli import _serve
 
+    port = _port(ns.port)
     if not _serve.mcp_available():
         raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
     session = _load(ns.target)
     session.lenient_json_args = True
+    sock = None
+    if ns.transport == "http":
+        try:
+            sock = _serve.listen(ns.host, port)
+        except OSError as exc:  # gaierror included: a host that does not resolve
+            reason = exc.strerror or str(exc)
+            raise Fail(f"cannot listen on {ns.host}:{port}: {reason}", EXIT_USAGE) from exc
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt):
-        _serve.serve(session, transport=ns.transport, host=ns.host, port=ns.port)
+        _serve.serve(session, transport=ns.transport, sock=sock)
     return EXIT_OK

@@ -158,8 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
     serve.add_argument(
         "--port",
-        type=int,
-        default=DEFAULT_PORT,
+        default=str(DEFAULT_PORT),
         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)",
     )
     return parser
