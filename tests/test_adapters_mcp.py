@@ -126,3 +126,67 @@ def test_no_vendor_package_is_imported() -> None:
     )
     assert completed.stdout == "\n"
     assert completed.stderr == ""
+
+
+# --- nothing a handler does raises out of the adapter (issue 11) --------------------------------
+
+
+class Odd(BaseException):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [(10**5000, "ValueError"), ({"s": "\ud800"}, "a lone surrogate U+D800")],
+    ids=["huge-int", "lone-surrogate"],
+)
+def test_a_result_the_wire_cannot_carry_is_submit_failed(value: Any, reason: str) -> None:
+    from pedelec.session import ToolResult
+
+    assert adapter.call_tool_result(ToolResult("t", 1, value)) == {
+        "content": [
+            {
+                "type": "text",
+                "text": '{"error":{"code":"SUBMIT_TOOL_RESULT_FAILED","message":"The result of '
+                f'tool \\"t\\" cannot be written as JSON text ({reason}); return plain JSON '
+                'values.","details":{"tool":"t"}}}',
+            }
+        ],
+        "isError": True,
+    }
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "exc", [Odd("odd"), GeneratorExit(), BaseExceptionGroup("many", [Odd("a")])], ids=repr
+)
+async def test_a_handler_base_exception_is_a_result(exc: BaseException) -> None:
+    session = Session()
+
+    @session.on_tool("bad", description="Raises.", schema={"type": "object"})
+    async def bad(args: dict[str, Any]) -> None:
+        raise exc
+
+    result = await adapter.dispatch_tool_call(session, "bad", {})
+    assert result["isError"] is True
+    assert '"code":"TOOL_HANDLER_ERROR"' in result["content"][0]["text"]
+    assert f'"exception":"{type(exc).__name__}"' in result["content"][0]["text"]
+
+
+@pytest.mark.asyncio
+async def test_the_callers_own_cancellation_goes_on() -> None:
+    import asyncio
+
+    session = Session()
+    started = asyncio.Event()
+
+    @session.on_tool("wait", description="Waits.", schema={"type": "object"})
+    async def wait(args: dict[str, Any]) -> None:
+        started.set()
+        await asyncio.sleep(30)
+
+    task = asyncio.ensure_future(adapter.dispatch_tool_call(session, "wait", {}))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

@@ -6,6 +6,7 @@ One server process per transport runs every check, so the whole module takes a f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -88,22 +89,16 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> str:
     return f"{path}:session"
 
 
-@pytest.fixture(scope="module")
-def http_url(target: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("mcp-http") / "stderr.txt"
+SERVE = [sys.executable, "-m", "pedelec", "serve"]
+
+
+@contextlib.contextmanager
+def serving(argv: list[str], log: Path) -> Iterator[str]:
+    """Run ``pedelec serve ... --transport http --port 0`` and yield the URL it announces;
+    stop it on the way out. Its stderr goes to ``log``."""
     with log.open("w", encoding="utf-8") as err:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pedelec",
-                "serve",
-                target,
-                "--transport",
-                "http",
-                "--port",
-                "0",
-            ],
+            [*SERVE, *argv, "--transport", "http", "--port", "0"],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -117,9 +112,8 @@ def http_url(target: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
                 pytest.fail(f"server did not start: {log.read_text(encoding='utf-8')}")
             time.sleep(0.05)
             first = log.read_text(encoding="utf-8")
-        prefix = "pedelec: serving 6 tools over MCP at "
-        assert first.startswith(prefix), first
-        yield first.splitlines()[0][len(prefix) :]
+        assert first.startswith("pedelec: serving "), first
+        yield first.splitlines()[0].split(" over MCP at ", 1)[1]
     finally:
         proc.terminate()
         try:
@@ -127,6 +121,16 @@ def http_url(target: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def http_url(target: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("mcp-http") / "stderr.txt"
+    with serving([target], log) as url:
+        assert log.read_text(encoding="utf-8").startswith(
+            f"pedelec: serving 6 tools over MCP at {url}\n"
+        )
+        yield url
 
 
 def text_of(result: CallToolResult) -> str:

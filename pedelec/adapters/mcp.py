@@ -104,13 +104,53 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
         >>> call_tool_result(session.dispatch_sync("update_counter", {"delta": 3}))
         {'content': [{'type': 'text', 'text': '{"value":3}'}], 'structuredContent': {'value': 3}, 'isError': False}
     """
+    try:
+        text = result.to_text()
+        text.encode("utf-8")
+    except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:
+        # A huge int or a lone surrogate: the wire cannot carry it, and the SDK would fail
+        # later, far from the call. The model gets the reason as an error instead.
+        result = _unwritable(result, exc)
+        text = result.to_text()
     out: CallToolResult = {
-        "content": [{"type": "text", "text": result.to_text()}],
+        "content": [{"type": "text", "text": text}],
         "isError": result.is_error,
     }
     if not result.is_error and isinstance(result.value, dict):
         out["structuredContent"] = result.value
     return out
+
+
+def _unwritable(result: ToolResult, exc: BaseException) -> ToolResult:
+    """``SUBMIT_TOOL_RESULT_FAILED`` for a result whose value cannot be written as JSON text."""
+    from pedelec.errors import SUBMIT_TOOL_RESULT_FAILED, PedelecError
+    from pedelec.session import ToolResult
+
+    if isinstance(exc, UnicodeEncodeError):
+        reason = f"a lone surrogate U+{ord(exc.object[exc.start]):04X}"
+    else:
+        reason = type(exc).__name__
+    error = PedelecError(
+        SUBMIT_TOOL_RESULT_FAILED,
+        f'The result of tool "{result.tool}" cannot be written as JSON text ({reason}); '
+        "return plain JSON values.",
+        {"tool": result.tool},
+    )
+    return ToolResult(result.tool, result.tool_request_id, None, error)
+
+
+def _cancelled_by_caller(exc: BaseException) -> bool:
+    """Whether ``exc`` is this task's own cancellation (the client cancelled the request),
+    which must go on, rather than a ``CancelledError`` a handler raised."""
+    import asyncio
+
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return False
+    return task is not None and task.cancelling() > 0
 
 
 async def dispatch_tool_call(
@@ -134,7 +174,25 @@ async def dispatch_tool_call(
         >>> (await dispatch_tool_call(session, "update_counter", {"delta": 3}))["isError"]
         False
     """
-    result = await session.dispatch(name, {} if arguments is None else arguments, turn_id=turn_id)
+    from pedelec._result import handler_failed
+
+    try:
+        result = await session.dispatch(
+            name, {} if arguments is None else arguments, turn_id=turn_id
+        )
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:
+        # Whatever a handler raises ends as its call's result, never as the end of the
+        # server or of a client's session; only the caller's own cancellation goes on.
+        if _cancelled_by_caller(exc):
+            raise
+        import logging
+
+        logging.getLogger("pedelec").error(
+            'pedelec: the call of tool "%s" raised out of dispatch', name, exc_info=exc
+        )
+        result = handler_failed(name if isinstance(name, str) else str(name), "", exc)
     return call_tool_result(result)
 
 

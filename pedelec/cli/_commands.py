@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from pedelec.cli._lint import describe_load_error, lint_session
 from pedelec.cli._target import TargetError, load_target
-from pedelec.errors import PedelecError
+from pedelec.errors import TOOL_ARGS_INVALID, PedelecError
 
 if TYPE_CHECKING:
     from pedelec.session import Session
@@ -62,13 +62,6 @@ def _load(target: str) -> Session:
         raise Fail(str(exc), EXIT_USAGE if exc.usage else EXIT_FAILED) from exc
 
 
-def _spec(session: Session, name: str) -> dict[str, Any]:
-    try:
-        return session.tool_spec(name)
-    except PedelecError as exc:  # TOOL_NOT_FOUND, with the session's "did you mean" hint
-        raise Fail(exc.message, EXIT_USAGE) from exc
-
-
 # --- tools, tool-spec, tool-call, manifest ------------------------------------------------------
 
 
@@ -84,35 +77,36 @@ def tools(ns: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-def tool_spec(ns: argparse.Namespace, out: TextIO) -> int:
-    """``pedelec tool-spec``: one tool's spec as JSON."""
-    session = _load(ns.target)
-    print(_dumps(_spec(session, ns.name)), file=out)
+def _usage(out: TextIO, usage: str) -> int:
+    from pedelec.cli._envelope import failure
+
+    print(failure(PedelecError(TOOL_ARGS_INVALID, usage)), file=out)
     return EXIT_OK
 
 
-def _read_args(text: str) -> Any:
-    from pedelec._json import parse_json_args
+def tool_spec(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec tool-spec``: upstream's ``pedelec-cli tool-spec`` envelope for one tool."""
+    from pedelec.cli._tool_cli import load_envelope, spec_envelope
 
-    if text == "-":
-        text = sys.stdin.read()
-    try:
-        return parse_json_args(text)
-    except PedelecError as exc:
-        raise Fail(exc.message, EXIT_USAGE) from exc
+    if ns.name is None or ns.extra:
+        return _usage(out, "usage: pedelec tool-spec TARGET <tool_name>")
+    session = load_envelope(ns.target)
+    print(session if isinstance(session, str) else spec_envelope(session, ns.name), file=out)
+    return EXIT_OK
 
 
 def tool_call(ns: argparse.Namespace, out: TextIO) -> int:
-    """``pedelec tool-call``: call a tool the way an agent would and print the result as JSON."""
-    args = _read_args(ns.args)
-    session = _load(ns.target)
-    _spec(session, ns.name)
-    with contextlib.redirect_stdout(sys.stderr):  # a handler's prints must not break the JSON
-        result = session.dispatch_sync(ns.name, args)
-    if result.error is not None:
-        print(_dumps({"ok": False, "error": result.error.to_dict()}), file=out)
-        return EXIT_FAILED
-    print(_dumps({"ok": True, "result": result.value}), file=out)
+    """``pedelec tool-call``: call a tool the way an agent would; upstream's envelope."""
+    from pedelec.cli._tool_cli import call_envelope, load_envelope
+
+    if ns.args is None or ns.extra:
+        return _usage(out, "usage: pedelec tool-call TARGET <tool_name> '<json_args>'")
+    session = load_envelope(ns.target)
+    if isinstance(session, str):
+        print(session, file=out)
+        return EXIT_OK
+    raw = None if ns.args == "-" else ns.args
+    print(call_envelope(session, ns.name, raw, traceback=ns.traceback), file=out)
     return EXIT_OK
 
 
@@ -183,15 +177,33 @@ def check(ns: argparse.Namespace, out: TextIO) -> int:
 # --- serve --------------------------------------------------------------------------------------
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text, 10)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise Fail(f"--port must be a number from 0 to 65535, got {text!r}", EXIT_USAGE)
+    return port
+
+
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
     from pedelec.cli import _serve
 
+    port = _port(ns.port)
     if not _serve.mcp_available():
         raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
     session = _load(ns.target)
     session.lenient_json_args = True
+    sock = None
+    if ns.transport == "http":
+        try:
+            sock = _serve.listen(ns.host, port)
+        except OSError as exc:  # gaierror included: a host that does not resolve
+            reason = exc.strerror or str(exc)
+            raise Fail(f"cannot listen on {ns.host}:{port}: {reason}", EXIT_USAGE) from exc
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt):
-        _serve.serve(session, transport=ns.transport, host=ns.host, port=ns.port)
+        _serve.serve(session, transport=ns.transport, sock=sock)
     return EXIT_OK

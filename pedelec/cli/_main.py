@@ -5,11 +5,26 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Sequence
+from typing import Final
 
 from pedelec.cli._commands import EXIT_FAILED, EXIT_USAGE, Fail
+from pedelec.cli._logs import quiet_logging, summary
 from pedelec.cli._parser import build_parser
 
-__all__ = ["main"]
+__all__ = ["EXIT_INTERRUPTED", "main", "stdout_gone"]
+
+#: The shell's status for a process stopped by Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED: Final = 130
+
+
+def stdout_gone() -> int:
+    """The reader left early (``pedelec manifest ... | head``): stop quietly, and point stdout
+    at /dev/null so the interpreter's final flush does not complain either."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -19,7 +34,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments after the program name; ``None`` reads ``sys.argv[1:]``.
 
     Returns:
-        0 on success, 1 when the call or check failed, 2 for a wrong command line.
+        0 on success (and for every ``tool-spec``/``tool-call`` that printed its envelope), 1
+        when a check or export failed, 2 for a wrong command line.
 
     Example:
         >>> main(["tool-call", "examples/counter.py:session", "update_counter", '{"delta": 3}'])
@@ -31,16 +47,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        code: int = ns.run(ns, sys.stdout)
+        with quiet_logging(ns.log_level, traceback=ns.traceback):
+            code: int = ns.run(ns, sys.stdout)
     except Fail as exc:
         print(f"pedelec: error: {exc}", file=sys.stderr)
         return exc.code
     except BrokenPipeError:
-        # The reader left early (`pedelec manifest ... | head`): stop quietly, and point stdout
-        # at /dev/null so the interpreter's final flush does not complain either.
-        import os
-
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return stdout_gone()
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except SystemExit:
+        raise
+    except BaseException as exc:
+        # Nothing reaches the user as a traceback unless they ask for one.
+        if ns.traceback:
+            raise
+        print(f"pedelec: error: {summary(exc)} (run with --traceback for details)", file=sys.stderr)
         return EXIT_FAILED
     return code

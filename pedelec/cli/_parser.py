@@ -9,6 +9,7 @@ from typing import Final
 from pedelec import __version__
 from pedelec.cli import _commands
 from pedelec.cli._commands import FORMATS, MCP_INSTALL
+from pedelec.cli._logs import LOG_LEVELS
 from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_PORT
 
 __all__ = ["build_parser"]
@@ -52,6 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         sub.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+        sub.add_argument(
+            "--log-level",
+            choices=LOG_LEVELS,
+            default="warning",
+            help="what the pedelec logger writes to stderr (default warning; one line a "
+            "record, a handler's exception as its type and message)",
+        )
+        sub.add_argument(
+            "--traceback",
+            action="store_true",
+            help="show Python tracebacks (of a failure, and in log records)",
+        )
         sub.set_defaults(run=run)
         return sub
 
@@ -65,18 +78,22 @@ def build_parser() -> argparse.ArgumentParser:
     spec = command(
         "tool-spec",
         "print one tool's spec as JSON",
-        "Print one tool's spec as JSON: name, description, argsSchema and timeoutMs (when "
-        "the tool sets one).",
+        "Print one line of JSON, the TypeScript SDK's pedelec-cli envelope: "
+        '{"ok":true,"result":{"argsSchema","description","name","timeoutMs"}} (the default '
+        'timeoutMs filled in), or {"ok":false,"error":{...}} for an unknown tool. Exits 0.',
         ["pedelec tool-spec examples/counter.py:session update_counter"],
         _commands.tool_spec,
     )
-    spec.add_argument("name", metavar="NAME", help="the tool's name")
+    spec.add_argument("name", metavar="NAME", nargs="?", help="the tool's name")
+    spec.add_argument("extra", nargs="*", help=argparse.SUPPRESS)
     call = command(
         "tool-call",
         "call a tool with JSON arguments",
-        'Call a tool the way an agent would and print {"ok": true, "result": ...} or '
-        '{"ok": false, "error": {...}}. Exits 0 when the call succeeded and 1 when it '
-        "returned an error.",
+        "Call a tool the way an agent would and print one line of JSON, the TypeScript SDK's "
+        'pedelec-cli envelope: {"ok":true,"result":...} when a handler answered (its answer '
+        'may be an error, {"error":{...}}), {"ok":false,"error":{...}} when the call was not '
+        "delivered (unknown tool, arguments that are not JSON or not valid, a timeout, a "
+        "usage error). Exits 0 in every case; the envelope says what happened.",
         [
             "pedelec tool-call examples/counter.py:session update_counter '{\"delta\": 3}'",
             "echo '{\"delta\": -1}' | pedelec tool-call examples/counter.py:session "
@@ -84,14 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
         ],
         _commands.tool_call,
     )
-    call.add_argument("name", metavar="NAME", help="the tool's name")
+    call.add_argument("name", metavar="NAME", nargs="?", help="the tool's name")
     call.add_argument(
         "args",
         metavar="ARGS",
         nargs="?",
-        default="{}",
-        help="the arguments as a JSON object (default {}); - reads them from stdin",
+        help="the arguments as JSON text (required); - reads them from stdin",
     )
+    call.add_argument("extra", nargs="*", help=argparse.SUPPRESS)
     manifest = command(
         "manifest",
         "print the tools as a manifest or a provider's tool list",
@@ -141,8 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP host (default {DEFAULT_HOST})")
     serve.add_argument(
         "--port",
-        type=int,
-        default=DEFAULT_PORT,
+        default=str(DEFAULT_PORT),
         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)",
     )
     return parser

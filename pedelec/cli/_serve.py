@@ -12,6 +12,7 @@ concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``.
 from __future__ import annotations
 
 import sys
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
@@ -21,7 +22,14 @@ if TYPE_CHECKING:
 
     from pedelec.session import Session
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "build_server", "mcp_available", "serve"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "build_server",
+    "listen",
+    "mcp_available",
+    "serve",
+]
 
 #: Where ``pedelec serve --transport http`` listens unless told otherwise: this machine only.
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -62,6 +70,7 @@ def build_server(session: Session) -> Server[Any]:
 
     from pedelec import __version__
     from pedelec.adapters import mcp as adapter
+    from pedelec.cli._wire import duplicate_of, duplicate_result
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -73,7 +82,11 @@ def build_server(session: Session) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        result = await adapter.dispatch_tool_call(session, params.name, params.arguments)
+        duplicate = duplicate_of(params.meta)
+        if duplicate is not None:
+            result = adapter.call_tool_result(duplicate_result(params.name, *duplicate))
+        else:
+            result = await adapter.dispatch_tool_call(session, params.name, params.arguments)
         return types.CallToolResult.model_validate(result)
 
     def input_schema(name: str) -> dict[str, Any] | None:
@@ -92,60 +105,104 @@ def build_server(session: Session) -> Server[Any]:
     )
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host:port`` (port 0: a free one).
+
+    Raises:
+        OSError: When the host does not resolve or the port cannot be had (in use, no
+            permission); ``str(err)`` is the system's reason.
+    """
     import socket
 
     family, kind, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(address)
-    # Listening before the announcement means a client that reads the URL and connects at
-    # once waits in the backlog instead of being refused.
-    sock.listen(_LISTEN_BACKLOG)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        # Listening before the announcement means a client that reads the URL and connects
+        # at once waits in the backlog instead of being refused.
+        sock.listen(_LISTEN_BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
     return sock
+
+
+class _CheckedLines:
+    """The stdio transport's input lines, each passed through ``mark_duplicates``."""
+
+    def __init__(self, lines: AsyncIterable[str]) -> None:
+        self._lines = lines
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        from pedelec.cli._wire import mark_duplicates
+
+        async for line in self._lines:
+            checked = mark_duplicates(line)
+            yield checked if isinstance(checked, str) else checked.decode("utf-8")
+
+
+async def _run_stdio(server: Server[Any]) -> None:
+    import io
+    import os
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    # The protocol's own copy of fd 0; fd 0 itself reads the null device while serving, so a
+    # handler that reads stdin gets EOF instead of the client's messages (as the SDK does when
+    # it owns stdin).
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    saved = os.dup(0)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        raw = io.TextIOWrapper(os.fdopen(wire, "rb"), encoding="utf-8", errors="replace")
+        lines: Any = _CheckedLines(anyio.wrap_file(raw))
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
 
 
 def serve(
     session: Session,
     *,
     transport: Literal["stdio", "http"] = "stdio",
-    host: str = DEFAULT_HOST,
-    port: int = DEFAULT_PORT,
+    sock: socket.socket | None = None,
 ) -> None:
     """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
 
-    Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP); port 0 picks a free
-    port. Once listening, one line on stderr gives the URL.
+    Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP) on ``sock``, a socket
+    from :func:`listen`. Once listening, one line on stderr gives the URL.
 
     Args:
         session: The session whose tools to serve.
         transport: ``"stdio"`` or ``"http"``.
-        host: The HTTP host to bind.
-        port: The HTTP port to bind.
+        sock: The listening socket, for ``"http"``.
 
     Example:
-        >>> serve(session, transport="http", port=8000)  # doctest: +SKIP
+        >>> serve(session, transport="http", sock=listen("127.0.0.1", 8000))  # doctest: +SKIP
     """
     import anyio
 
     server = build_server(session)
     if transport == "stdio":
-        from mcp.server.stdio import stdio_server
-
-        async def run_stdio() -> None:
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
-
-        anyio.run(run_stdio)
+        anyio.run(_run_stdio, server)
         return
 
     import uvicorn
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
-    app = server.streamable_http_app(host=host)
-    sock = _bind(host, port)
+    from pedelec.cli._wire import checked_asgi
+
+    assert sock is not None, "serve over http needs a socket from listen()"
     bound_host, bound_port = sock.getsockname()[:2]
+    app = server.streamable_http_app(host=bound_host)
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     count = len(session.tool_names())
     print(
@@ -154,5 +211,6 @@ def serve(
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    checked = checked_asgi(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    config = uvicorn.Config(checked, log_level="warning", lifespan="on")
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
