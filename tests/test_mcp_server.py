@@ -298,5 +298,5 @@ def test_serve_without_the_mcp_extra_says_how_to_install_it(target: str) -> None
     assert completed.stdout == ""
     assert completed.stderr == (
         "pedelec: error: pedelec serve needs the MCP SDK; install it with: "
-        "pip install 'pedelec[mcp]'\n"
+        "pip install 'mcp>=2.0,<3' (or, in a pedelec checkout, pip install -e '.[mcp]')\n"
     )

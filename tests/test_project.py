@@ -113,7 +113,7 @@ def test_main_job_answers_the_tool_call() -> None:
         cwd=ROOT,
         check=True,
     )
-    assert completed.stdout == '{\n  "ok": true,\n  "result": {\n    "value": 3\n  }\n}\n'
+    assert completed.stdout == '{"ok":true,"result":{"value":3}}\n'
     assert completed.stderr == ""
 
 
@@ -188,3 +188,20 @@ def test_readme_quick_start_runs_as_written() -> None:
         },
         "required": ["steps"],
     }
+
+
+def test_a_handler_error_prints_nothing_when_the_application_configured_no_logging() -> None:
+    """The ``pedelec`` logger has a NullHandler, so Python's last-resort handler stays silent."""
+    script = (
+        "from pedelec import Session\n"
+        "s = Session()\n"
+        "@s.on_tool('boom', description='Fails.', schema={'type': 'object'})\n"
+        "def boom(args):\n"
+        "    raise RuntimeError('secret path /srv/app.py')\n"
+        "print(s.dispatch_sync('boom', {}).error.code)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout == "TOOL_HANDLER_ERROR\n"
+    assert completed.stderr == ""

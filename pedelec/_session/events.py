@@ -29,7 +29,12 @@ def logger() -> Any:
     """The ``pedelec`` logger (``logging`` is imported on first use)."""
     import logging
 
-    return logging.getLogger("pedelec")
+    log = logging.getLogger("pedelec")
+    if not log.handlers:
+        # Library convention: without this, Python's last-resort handler would print the
+        # tracebacks pedelec logs on the application's stderr when it configured no logging.
+        log.addHandler(logging.NullHandler())
+    return log
 
 
 @final
