@@ -533,14 +533,6 @@ DEFINITION_RULES: list[Any] = [
         'Tool "search" has no "argsSchema"; every tool needs one (a tool without arguments uses {"type": "object", "properties": {}}).',
         id="manifest-entry-without-schema",
     ),
-    pytest.param(
-        lambda: Session(
-            tools=[{"name": TOOL, "description": "Search.", "argsSchema": SCHEMA, "timeout": 5}]
-        ),
-        {"tool": TOOL, "index": 0, "field": "timeout"},
-        'Tool "search": unknown key \'timeout\'; a tool has "name", "description", "argsSchema", "timeoutMs", "handler".',
-        id="manifest-entry-unknown-key",
-    ),
 ]
 
 
