@@ -120,12 +120,13 @@ def _check_schemas(tools: list[Any]) -> None:
                 }
             )
     if problems:
-        count = f"{len(problems)} place" + ("s" if len(problems) > 1 else "")
+        many = len(problems) > 1
+        count, them = (f"{len(problems)} places", "them") if many else ("1 place", "it")
         raise PedelecError(
             INVALID_INPUT,
-            f"The manifest's schemas are outside the Tool Args Schema subset in {count}; "
-            "convert each argsSchema with pedelec.schema.convert or `pedelec convert FILE`:\n"
-            + "\n".join(lines),
+            f"The manifest's schemas are outside the Tool Args Schema subset in {count}; fix {them} "
+            "as each line says, or convert each argsSchema with pedelec.schema.convert or "
+            "`pedelec convert FILE`:\n" + "\n".join(lines),
             {"problems": problems},
         )
 

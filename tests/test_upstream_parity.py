@@ -322,8 +322,9 @@ def test_manifest_schemas_outside_the_subset_are_listed_in_one_error() -> None:
         'always an object (a tool without arguments uses {"type": "object", "properties": {}})'
     )
     assert err.message == (
-        "The manifest's schemas are outside the Tool Args Schema subset in 4 places; convert "
-        "each argsSchema with pedelec.schema.convert or `pedelec convert FILE`:\n"
+        "The manifest's schemas are outside the Tool Args Schema subset in 4 places; fix them as "
+        "each line says, or convert each argsSchema with pedelec.schema.convert or "
+        "`pedelec convert FILE`:\n"
         f'- tool "a" at /additionalProperties: {additional}.\n'
         f'- tool "a" at /properties/n/exclusiveMinimum: {exclusive}.\n'
         f'- tool "b" at /properties/c/const: {const}.\n'
@@ -363,8 +364,9 @@ def test_one_problem_is_still_the_manifest_error() -> None:
         [{"name": "a", "description": "A.", "argsSchema": {"type": "object", "title": "A"}}],
     )
     assert err.message == (
-        "The manifest's schemas are outside the Tool Args Schema subset in 1 place; convert "
-        "each argsSchema with pedelec.schema.convert or `pedelec convert FILE`:\n"
+        "The manifest's schemas are outside the Tool Args Schema subset in 1 place; fix it as "
+        "each line says, or convert each argsSchema with pedelec.schema.convert or "
+        "`pedelec convert FILE`:\n"
         '- tool "a" at /title: "title" is not supported in a Tool Args Schema object node '
         "(allowed: description, default, examples, properties, required); put the text in "
         '"description".'

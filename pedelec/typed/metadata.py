@@ -106,7 +106,11 @@ class Constraints:
                 node[f"{prefix}{'Length' if kind == 'string' else 'Items'}"] = value
             return
         documentation = getattr(meta, "documentation", None)
-        if cls in ("Doc", "DocInfo") and isinstance(documentation, str) and not is_blank(documentation):
+        if (
+            cls in ("Doc", "DocInfo")
+            and isinstance(documentation, str)
+            and not is_blank(documentation)
+        ):
             node["description"] = documentation
             return
         if type(meta).__module__.split(".")[0] == "annotated_types":
