@@ -84,7 +84,16 @@ def coerce_json_text(
 
 
 def call_timeout(raw: Any, most: int) -> int | ArgError:
-    """A call's own ``timeoutMs``: the timeout in milliseconds, or the problem with it."""
+    """A call's own ``timeoutMs``: the timeout in milliseconds, or the problem with it.
+
+    Upstream's Core reads it in ``ToolRegistry::normalize_tool_call`` through
+    ``parse_tool_timeout_override`` (``desktop/crates/pedelec-core/src/lib.rs``): a positive
+    integer, whether or not the schema declares the property. Two differences on purpose: an
+    integral float (``2000.0``) is an integer here, as in JSON Schema (the Core's ``as_u64``
+    refuses it), and ``most`` (``Limits.max_call_timeout_ms``, itself at most
+    ``pedelec.limits.MAX_TIMEOUT_MS``) caps what an agent may ask for, so every timeout that
+    leaves here converts to seconds without overflow.
+    """
     if type(raw) is int and raw > 0:
         timeout_ms = raw
     elif type(raw) is float and raw > 0 and raw.is_integer():
@@ -92,7 +101,7 @@ def call_timeout(raw: Any, most: int) -> int | ArgError:
     else:
         return _timeout_problem(raw)
     if timeout_ms > most:
-        return _timeout_too_long(timeout_ms, most)
+        return _timeout_too_long(raw, most)
     return timeout_ms
 
 
@@ -112,14 +121,16 @@ def _timeout_problem(raw: Any) -> ArgError:
     )
 
 
-def _timeout_too_long(raw: int, most: int) -> ArgError:
+def _timeout_too_long(raw: int | float, most: int) -> ArgError:
+    from pedelec._json import short_repr
     from pedelec.schema import ArgError
 
+    # short_repr, not str: an int of 4 300 digits or more cannot be turned into text at all.
     return ArgError(
         ("timeoutMs",),
         "timeoutMs",
-        f"this call's timeout may be at most {most} ms, got {raw}; ask for less or leave "
-        "timeoutMs out to use the tool's own timeout",
+        f"this call's timeout may be at most {most} ms, got {short_repr(raw)}; ask for less or "
+        "leave timeoutMs out to use the tool's own timeout",
     )
 
 

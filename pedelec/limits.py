@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_MAX_PATTERN_LENGTH",
     "DEFAULT_TIMEOUT_MS",
     "MAX_SCHEMA_DEPTH",
+    "MAX_TIMEOUT_MS",
     "MAX_TYPED_VALUE_DEPTH",
     "Limits",
 ]
@@ -47,6 +48,12 @@ DEFAULT_MAX_CALL_TIMEOUT_MS: Final = 600_000
 
 #: The timeout of a tool that sets none, in milliseconds.
 DEFAULT_TIMEOUT_MS: Final = 60_000
+#: Largest timeout, in milliseconds, a tool may declare and ``max_call_timeout_ms`` may allow:
+#: 2**53 - 1, the largest integer a JavaScript number holds exactly (``Number.MAX_SAFE_INTEGER``),
+#: so a manifest the port writes reads back unchanged in the TypeScript SDK (``JSON.parse``) and
+#: its Core (a ``u64``). About 285 000 years: a bound against nonsense such as ``10**400``, whose
+#: conversion to seconds would overflow a float at every call, not a limit anyone meets.
+MAX_TIMEOUT_MS: Final = 2**53 - 1
 
 # --- registration bounds (fixed, not per session) ----------------------------------------------
 
@@ -72,7 +79,8 @@ class Limits:
             patterns such as ``\\d+\\d+$`` stay within about a second at that length).
         max_errors: Most validation errors reported for one call (default 50).
         max_call_timeout_ms: Largest per-call ``timeoutMs`` an agent may ask for (default
-            600 000, ten minutes), so an agent cannot lift a tool's timeout for good.
+            600 000, ten minutes), so an agent cannot lift a tool's timeout for good; at most
+            ``MAX_TIMEOUT_MS``.
 
     Example:
         >>> from pedelec import Limits, Session
@@ -124,6 +132,17 @@ class Limits:
                     {"limit": name},
                 )
             object.__setattr__(self, name, value)
+        if max_call_timeout_ms > MAX_TIMEOUT_MS:
+            from pedelec._json import short_repr
+            from pedelec.errors import INVALID_INPUT, PedelecError
+
+            raise PedelecError(
+                INVALID_INPUT,
+                f"Limits(max_call_timeout_ms=...) may be at most {MAX_TIMEOUT_MS} "
+                "(pedelec.limits.MAX_TIMEOUT_MS), the longest timeout a tool may declare, got "
+                f"{short_repr(max_call_timeout_ms)}.",
+                {"limit": "max_call_timeout_ms"},
+            )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Limits is immutable; build a new one with Limits({name}=...)")

@@ -3,6 +3,13 @@
 A manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema", "timeoutMs"?}]}``
 (the TypeScript SDK's ``SerializableSkillsManifest``); a bare list of tools is accepted too.
 ``Session.from_manifest`` and ``Session.manifest`` are thin calls into this module.
+
+Read as upstream reads it: other keys, on a tool or at the top, are ignored and kept out of the
+definition (the SDK's ``normalizeSkillsInput`` in ``sdk/src/index.ts`` copies only the known
+fields; the Core's ``RawToolRegistry``/``RawToolDefinition`` in
+``desktop/crates/pedelec-core/src/lib.rs`` are serde structs without ``deny_unknown_fields``),
+so a manifest with a newer field still loads. Written so upstream reads it: ``guidance`` is always
+a string and ``timeoutMs`` a positive integer no larger than ``pedelec.limits.MAX_TIMEOUT_MS``.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from pedelec.tools import ToolDefinition, build_definition, check_name, legacy_i
 
 __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_manifest"]
 
-#: The keys of a manifest tool entry (the TypeScript SDK's shape), plus an optional handler.
+#: The keys of a manifest tool entry the port reads (the TypeScript SDK's
+#: ``SerializableToolManifest``), plus an optional handler; any other key is ignored.
 ENTRY_KEYS: Final = ("name", "description", "argsSchema", "timeoutMs", "handler")
 
 
@@ -53,13 +61,16 @@ def read_manifest(path: Any) -> Any:
 def parse_manifest(manifest: Any) -> tuple[list[Any], Any]:
     """A manifest (dict, bare list, or path of a JSON file) as its ``(tools, guidance)``.
 
-    The entries and the guidance are not checked here: ``Session`` checks them as it would
-    its own ``tools=`` and ``guidance=``.
+    Every ``argsSchema`` is checked here, all of them, so a manifest written for upstream's full
+    JSON Schema gets one error listing each thing to convert. The rest of the entries and the
+    guidance are not checked here: ``Session`` checks them as it would its own ``tools=`` and
+    ``guidance=``.
     """
     data: Any = manifest
     if isinstance(manifest, str) or hasattr(manifest, "__fspath__"):
         data = read_manifest(manifest)
     if isinstance(data, list):
+        _check_schemas(data)
         return data, ""
     if not isinstance(data, Mapping):
         raise PedelecError(
@@ -68,13 +79,6 @@ def parse_manifest(manifest: Any) -> tuple[list[Any], Any]:
             f"file), got {type(data).__name__}.",
             {"field": "manifest"},
         )
-    extra = [k for k in data if k not in ("guidance", "tools")]
-    if extra:
-        raise PedelecError(
-            INVALID_INPUT,
-            f'Unknown manifest key {extra[0]!r}; a manifest has "guidance" and "tools".',
-            {"field": str(extra[0])},
-        )
     tools = data.get("tools", [])
     if not isinstance(tools, list):
         raise PedelecError(
@@ -82,7 +86,49 @@ def parse_manifest(manifest: Any) -> tuple[list[Any], Any]:
             f'The manifest\'s "tools" must be an array, got {type(tools).__name__}.',
             {"field": "tools"},
         )
+    _check_schemas(tools)
     return tools, data.get("guidance", "")
+
+
+def _check_schemas(tools: list[Any]) -> None:
+    """Raise one ``INVALID_INPUT`` listing every subset break in the tools' ``argsSchema``, if any.
+
+    Upstream's Core compiles full JSON Schema 2020-12 (``validate_tool_args_schema_with_code``),
+    so its manifests may hold ``additionalProperties``, ``$ref``, ``format`` and the like; one
+    report of all of them beats a fix-and-retry loop, and the converter handles most.
+    """
+    from pedelec._json import pointer, short_repr
+    from pedelec.schema.check import schema_problems
+
+    lines: list[str] = []
+    problems: list[dict[str, Any]] = []
+    for index, item in enumerate(tools):
+        if not isinstance(item, Mapping) or "argsSchema" not in item:
+            continue  # not a schema problem: Session reports the entry itself
+        name = item.get("name")
+        label = f"tool {short_repr(name)}" if isinstance(name, str) else f"tools[{index}]"
+        for path, keyword, clause in schema_problems(item["argsSchema"]):
+            where = pointer(path)
+            lines.append(f"- {label} at {where or 'the root'}: {clause}.")
+            problems.append(
+                {
+                    "tool": name if isinstance(name, str) else None,
+                    "index": index,
+                    "pointer": where,
+                    "keyword": keyword,
+                    "message": clause,
+                }
+            )
+    if problems:
+        many = len(problems) > 1
+        count, them = (f"{len(problems)} places", "them") if many else ("1 place", "it")
+        raise PedelecError(
+            INVALID_INPUT,
+            f"The manifest's schemas are outside the Tool Args Schema subset in {count}; fix {them} "
+            "as each line says, or convert each argsSchema with pedelec.schema.convert or "
+            "`pedelec convert FILE`:\n" + "\n".join(lines),
+            {"problems": problems},
+        )
 
 
 def build_manifest(
@@ -93,7 +139,11 @@ def build_manifest(
 
 
 def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
-    """A ``tools=`` entry as a definition: a ``ToolDefinition`` or a manifest-style dict."""
+    """A ``tools=`` entry as a definition: a ``ToolDefinition`` or a manifest-style dict.
+
+    Only ``ENTRY_KEYS`` are read; other keys are ignored, as upstream's ``normalizeSkillsInput``
+    (``sdk/src/index.ts``) ignores them. The legacy ``input`` is still refused, as it does.
+    """
     if isinstance(item, ToolDefinition):
         return item
     if not isinstance(item, Mapping):
@@ -106,20 +156,6 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
     name = item.get("name")
     if "input" in item:
         raise legacy_input_error(name, '"argsSchema"')
-    extra = [k for k in item if k not in ENTRY_KEYS]
-    if extra:
-        label = f'Tool "{name}"' if isinstance(name, str) else f"tools[{index}]"
-        raise PedelecError(
-            INVALID_INPUT,
-            f"{label}: unknown key {extra[0]!r}; a tool has "
-            + ", ".join(f'"{k}"' for k in ENTRY_KEYS)
-            + ".",
-            {
-                "tool": name if isinstance(name, str) else None,
-                "index": index,
-                "field": str(extra[0]),
-            },
-        )
     if "argsSchema" not in item:
         check_name(name)
         raise PedelecError(

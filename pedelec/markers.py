@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, final
 
+from pedelec._text import is_blank
 from pedelec.errors import INVALID_INPUT, PedelecError
 
 __all__ = [
@@ -345,7 +346,7 @@ class Description(_Marker):
     applies_to = None
 
     def __init__(self, value: str) -> None:
-        if type(value) is not str or not value.strip():
+        if type(value) is not str or is_blank(value):
             raise _invalid("Description", f"the description must be non-empty text, got {value!r}")
         super().__init__(value)
 

@@ -1,7 +1,7 @@
 """The session: its public registration API, properties, events, ``end()``, and dispatch.
 
 A call is admitted by ``_prepare`` (ended? known tool? args parsed or copied, ``timeoutMs``
-taken out, args validated, handler chosen), then run: a sync handler under ``dispatch_sync``
+read, args validated, handler chosen), then run: a sync handler under ``dispatch_sync``
 inline, right here (that block is the whole overhead of a trivial call); an async handler, or a
 sync one under ``dispatch``, by ``pedelec._session.runners``. Every run ends in
 ``pedelec._session.outcome.settle``. The tools live in ``pedelec._session.registry``, the
@@ -671,8 +671,8 @@ class Session:
         """Run one tool call and return its result; never raises for anything the agent sent.
 
         Order: session ended → ``SESSION_ENDED``; unknown tool → ``TOOL_NOT_FOUND``; args
-        parsed (JSON text) or copied (dict), a top-level ``timeoutMs`` the schema does not
-        declare taken out as this call's timeout; args validated → ``TOOL_ARGS_INVALID``;
+        parsed (JSON text) or copied (dict), a top-level ``timeoutMs`` read as this call's
+        timeout (and taken out unless the schema declares it); args validated → ``TOOL_ARGS_INVALID``;
         handler chosen (named → inline → fallback) → ``TOOL_HANDLER_NOT_FOUND``; handler run.
         An async handler runs in the awaiting task and is cancelled at its timeout; a sync
         handler runs in a worker thread of the session (a thread cannot be stopped: at the
@@ -742,17 +742,22 @@ class Session:
                 args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
             except NotJsonError as exc:
                 return _result.args_not_json(name, rid, exc)
+        prepare = entry.prepare
+        if prepare is not None:
+            args = prepare(args)
         timeout_ms = entry.timeout_ms
         problems: list[ArgError] | None = None
-        if type(args) is dict and "timeoutMs" in args and not entry.takes_timeout:
-            given = call_timeout(args.pop("timeoutMs"), self._limits.max_call_timeout_ms)
+        if type(args) is dict and "timeoutMs" in args:
+            # As upstream's ToolRegistry::normalize_tool_call (pedelec-core/src/lib.rs): a
+            # top-level timeoutMs is the call's timeout, declared or not, and is removed before
+            # validation only when the schema does not declare it. Read after ``prepare`` so a
+            # typed tool's null for an optional timeoutMs means "not given", not a bad timeout.
+            raw = args["timeoutMs"] if entry.takes_timeout else args.pop("timeoutMs")
+            given = call_timeout(raw, self._limits.max_call_timeout_ms)
             if isinstance(given, int):
                 timeout_ms = given
             else:
                 problems = [given]
-        prepare = entry.prepare
-        if prepare is not None:
-            args = prepare(args)
         validator = entry.validator
         if not validator.is_valid(args):
             invalid = True

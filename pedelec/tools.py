@@ -73,8 +73,15 @@ def check_name(name: Any) -> str:
 
 
 def check_description(name: str, description: Any) -> str:
-    """Check a tool description: a string with text in it."""
-    if isinstance(description, str) and description.strip():
+    """Check a tool description: a string with text in it.
+
+    "Text" is judged as upstream judges it (``pedelec._text.is_blank``: JavaScript's ``trim`` in
+    the SDK's ``normalizeSkillsInput``, Rust's in the Core's ``from_skills_input``), not by
+    ``str.strip()``, so a description of only ``"\\ufeff"`` is empty and one of ``"\\x1c"`` is not.
+    """
+    from pedelec._text import is_blank
+
+    if isinstance(description, str) and not is_blank(description):
         return str(description)
     got = "an empty string" if isinstance(description, str) else type(description).__name__
     raise PedelecError(
@@ -86,9 +93,32 @@ def check_description(name: str, description: Any) -> str:
 
 
 def check_timeout(name: str, timeout_ms: Any) -> int | None:
-    """Check a tool timeout: ``None`` or a positive integer of milliseconds (not a bool)."""
-    if timeout_ms is None or (type(timeout_ms) is int and timeout_ms > 0):
-        return timeout_ms
+    """Check a tool timeout: ``None`` or a positive integer of milliseconds (not a bool), at most
+    ``pedelec.limits.MAX_TIMEOUT_MS``; returned as an ``int``.
+
+    An integral float (``3000.0``) is an integer, as in JSON Schema and in the TypeScript SDK's
+    ``normalizeSkillsInput`` (``sdk/src/index.ts``: ``Number.isInteger(timeoutMs)``), so a
+    manifest may spell it either way. The ceiling is the port's own: upstream's Core reads any
+    ``u64``, but a number past 2**53 - 1 does not survive the SDK's ``JSON.parse`` exactly, and
+    ``10**400`` would fail every call when turned into seconds.
+    """
+    if timeout_ms is None:
+        return None
+    kind = type(timeout_ms)
+    if (kind is int or (kind is float and timeout_ms.is_integer())) and timeout_ms > 0:
+        from pedelec.limits import MAX_TIMEOUT_MS
+
+        if timeout_ms <= MAX_TIMEOUT_MS:
+            return int(timeout_ms)
+        from pedelec._json import short_repr
+
+        raise PedelecError(
+            INVALID_INPUT,
+            f"{_label(name)}: timeout_ms may be at most {MAX_TIMEOUT_MS} ms "
+            "(pedelec.limits.MAX_TIMEOUT_MS, about 285 000 years), got "
+            f"{short_repr(timeout_ms)}.",
+            {"tool": name, "field": "timeout_ms"},
+        )
     raise PedelecError(
         INVALID_INPUT,
         f"{_label(name)}: timeout_ms must be a positive integer of milliseconds, got "

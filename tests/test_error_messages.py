@@ -474,6 +474,18 @@ DEFINITION_RULES: list[Any] = [
         id="timeout-not-positive",
     ),
     pytest.param(
+        lambda: define_tool(name=TOOL, description="Search.", schema=SCHEMA, timeout_ms=2**64),
+        {"tool": TOOL, "field": "timeout_ms"},
+        'Tool "search": timeout_ms may be at most 9007199254740991 ms (pedelec.limits.MAX_TIMEOUT_MS, about 285 000 years), got 18446744073709551616.',
+        id="timeout-above-the-maximum",
+    ),
+    pytest.param(
+        lambda: define_tool(name=TOOL, description="\ufeff", schema=SCHEMA),
+        {"tool": TOOL, "field": "description"},
+        'Tool "search" needs a description (a non-empty string) that tells the agent when to use it; got an empty string.',
+        id="description-blank-to-javascript",
+    ),
+    pytest.param(
         lambda: define_tool(name=TOOL, description="Search.", schema=SCHEMA, timeout_ms=True),
         {"tool": TOOL, "field": "timeout_ms"},
         'Tool "search": timeout_ms must be a positive integer of milliseconds, got True.',
@@ -532,14 +544,6 @@ DEFINITION_RULES: list[Any] = [
         {"tool": TOOL, "index": 0, "field": "argsSchema"},
         'Tool "search" has no "argsSchema"; every tool needs one (a tool without arguments uses {"type": "object", "properties": {}}).',
         id="manifest-entry-without-schema",
-    ),
-    pytest.param(
-        lambda: Session(
-            tools=[{"name": TOOL, "description": "Search.", "argsSchema": SCHEMA, "timeout": 5}]
-        ),
-        {"tool": TOOL, "index": 0, "field": "timeout"},
-        'Tool "search": unknown key \'timeout\'; a tool has "name", "description", "argsSchema", "timeoutMs", "handler".',
-        id="manifest-entry-unknown-key",
     ),
 ]
 

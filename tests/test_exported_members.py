@@ -125,6 +125,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "DEFAULT_MAX_PATTERN_LENGTH",
         "DEFAULT_TIMEOUT_MS",
         "MAX_SCHEMA_DEPTH",
+        "MAX_TIMEOUT_MS",
         "MAX_TYPED_VALUE_DEPTH",
         "Limits",
     ],

@@ -110,9 +110,6 @@ def test_every_way_in_refuses_a_nested_redos_pattern() -> None:
         "define_tool": lambda: define_tool(
             name="tags", description="Tags.", schema=NESTED_REDOS, handler=lambda args: args
         ),
-        "from_manifest": lambda: Session.from_manifest(
-            {"tools": [{"name": "tags", "description": "Tags.", "argsSchema": NESTED_REDOS}]}
-        ),
         "on_tool": lambda: Session().on_tool("tags", description="Tags.", schema=NESTED_REDOS)(
             lambda args: args
         ),
@@ -129,6 +126,26 @@ def test_every_way_in_refuses_a_nested_redos_pattern() -> None:
             "keyword": "pattern",
             "tool": "tags",
         }
+    with pytest.raises(PedelecError) as caught:
+        Session.from_manifest(
+            {"tools": [{"name": "tags", "description": "Tags.", "argsSchema": NESTED_REDOS}]}
+        )
+    assert caught.value.message == (
+        "The manifest's schemas are outside the Tool Args Schema subset in 1 place; fix it as "
+        "each line says, or convert each argsSchema with pedelec.schema.convert or "
+        f'`pedelec convert FILE`:\n- tool "tags" at {NESTED_POINTER}: {NESTED_REASON}.'
+    )
+    assert caught.value.details == {
+        "problems": [
+            {
+                "tool": "tags",
+                "index": 0,
+                "pointer": NESTED_POINTER,
+                "keyword": "pattern",
+                "message": NESTED_REASON,
+            }
+        ]
+    }
     with pytest.raises(PedelecError) as caught:
         compile_schema(NESTED_REDOS)
     assert caught.value.message == f"Invalid schema at {NESTED_POINTER}: {NESTED_REASON}."

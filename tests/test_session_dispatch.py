@@ -35,7 +35,10 @@ CARD: Any = {
     },
     "required": ["title"],
 }
-OWN_TIMEOUT: Any = {"type": "object", "properties": {"timeoutMs": {"type": "string"}}}
+OWN_TIMEOUT: Any = {
+    "type": "object",
+    "properties": {"timeoutMs": {"type": "integer", "maximum": 5000}},
+}
 
 Body = Callable[[dict[str, Any], ToolCallContext], Any]
 
@@ -66,7 +69,7 @@ BODIES: dict[str, tuple[Any, Body, int | None]] = {
     "card": (CARD, lambda args, ctx: args, None),
     "echo": (OPEN, lambda args, ctx: args, None),
     "timeout_of": (OPEN, lambda args, ctx: ctx.timeout_ms, None),
-    "own_timeout": (OWN_TIMEOUT, lambda args, ctx: args, None),
+    "own_timeout": (OWN_TIMEOUT, lambda args, ctx: {"args": args, "timeout": ctx.timeout_ms}, None),
     "boom": (OPEN, fail(ValueError("boom")), None),
     "bare": (OPEN, fail(RuntimeError()), None),
     "domain": (
@@ -387,8 +390,66 @@ ROWS = [
     pytest.param("timeout_of", {"timeoutMs": 1234}, 1234, id="timeoutMs-overrides"),
     pytest.param("timeout_of", '{"timeoutMs": 1234.0}', 1234, id="timeoutMs-integral-float"),
     pytest.param("timeout_of", {}, 60_000, id="timeout-default"),
+    # A declared timeoutMs stays in the args, is validated by the schema and is the call's
+    # timeout, as in upstream's ToolRegistry::normalize_tool_call (pedelec-core/src/lib.rs).
     pytest.param(
-        "own_timeout", {"timeoutMs": "x"}, {"timeoutMs": "x"}, id="timeoutMs-declared-stays"
+        "own_timeout",
+        {"timeoutMs": 1234},
+        {"args": {"timeoutMs": 1234}, "timeout": 1234},
+        id="timeoutMs-declared-stays-and-applies",
+    ),
+    pytest.param(
+        "own_timeout",
+        '{"timeoutMs": 1234.0}',
+        {"args": {"timeoutMs": 1234.0}, "timeout": 1234},
+        id="timeoutMs-declared-integral-float",
+    ),
+    pytest.param(
+        "own_timeout",
+        {"timeoutMs": 6000},
+        envelope(
+            "TOOL_ARGS_INVALID",
+            'Invalid arguments for tool "own_timeout": /timeoutMs: must be <= 5000, got 6000 '
+            f"(maximum). {AGAIN}",
+            {
+                "tool": "own_timeout",
+                "errors": [
+                    {
+                        "path": "/timeoutMs",
+                        "keyword": "maximum",
+                        "message": "must be <= 5000, got 6000",
+                    }
+                ],
+            },
+        ),
+        id="timeoutMs-declared-validated-by-schema",
+    ),
+    pytest.param(
+        "own_timeout",
+        {"timeoutMs": "x"},
+        envelope(
+            "TOOL_ARGS_INVALID",
+            'Invalid arguments for tool "own_timeout": /timeoutMs: expected a positive integer of '
+            'milliseconds (this call\'s timeout), got string "x" (timeoutMs); /timeoutMs: expected '
+            f'integer, got string "x" (type). {AGAIN}',
+            {
+                "tool": "own_timeout",
+                "errors": [
+                    {
+                        "path": "/timeoutMs",
+                        "keyword": "timeoutMs",
+                        "message": "expected a positive integer of milliseconds (this call's "
+                        'timeout), got string "x"',
+                    },
+                    {
+                        "path": "/timeoutMs",
+                        "keyword": "type",
+                        "message": 'expected integer, got string "x"',
+                    },
+                ],
+            },
+        ),
+        id="timeoutMs-declared-must-be-a-timeout",
     ),
     *[
         pytest.param(

@@ -27,7 +27,7 @@ from pedelec.schema.keywords import META, SUBSET, got, quoted
 if TYPE_CHECKING:
     from pedelec.schema.validator import ArgError
 
-__all__ = ["MAX_SCHEMA_DEPTH", "check_node", "check_schema"]
+__all__ = ["MAX_SCHEMA_DEPTH", "check_node", "check_schema", "schema_problems"]
 
 #: Deepest nesting of schema nodes accepted (the root node is level 1). Real schemas stay far
 #: below it; the bound keeps compiling and validating free of deep recursion.
@@ -147,8 +147,15 @@ def _suggest_type(node: Mapping[str, Any]) -> str:
     return "string"
 
 
-def _walk(root: Any) -> None:
-    """Check every node below ``root`` (a JSON clone) in document order; raise at the first break.
+def _broken(bad: _Invalid, found: list[_Invalid] | None) -> None:
+    if found is None:
+        raise bad
+    found.append(bad)
+
+
+def _walk(root: Any, found: list[_Invalid] | None = None) -> None:
+    """Check every node below ``root`` (a JSON clone) in document order; raise at the first break,
+    or, given ``found``, append every break to it and go on (a broken node's subtree is skipped).
 
     Iterative on purpose: the depth bound is a rule with its own message, not a crash.
     """
@@ -156,14 +163,18 @@ def _walk(root: Any) -> None:
     with_examples: list[tuple[_Path, dict[str, Any]]] = []
     while stack:
         path, node, depth = stack.pop()
-        if depth > MAX_SCHEMA_DEPTH:
-            raise _Invalid(
-                path,
-                None,
-                f"the schema is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of nodes); "
-                f"flatten it or split the tool",
-            )
-        kind = _kind_of(node, path)
+        try:
+            if depth > MAX_SCHEMA_DEPTH:
+                raise _Invalid(
+                    path,
+                    None,
+                    f"the schema is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of "
+                    f"nodes); flatten it or split the tool",
+                )
+            kind = _kind_of(node, path)
+        except _Invalid as bad:
+            _broken(bad, found)
+            continue
         rules = SUBSET[kind].keywords
         children: list[tuple[_Path, Any]] = []
         for keyword, value in node.items():
@@ -171,22 +182,25 @@ def _walk(root: Any) -> None:
                 continue
             rule = rules.get(keyword)
             if rule is None:
-                raise _Invalid((*path, keyword), keyword, _unsupported(keyword, kind))
+                _broken(_Invalid((*path, keyword), keyword, _unsupported(keyword, kind)), found)
+                continue
             problem = rule.check(value, node)
             if problem is not None:
                 below, clause = problem
-                raise _Invalid((*path, keyword, *below), keyword, clause)
+                _broken(_Invalid((*path, keyword, *below), keyword, clause), found)
+                continue
             if rule.children is not None:
                 children.extend(
                     ((*path, keyword, *below), child) for below, child in rule.children(value)
                 )
         for keyword, clause in SUBSET[kind].needs.items():
             if keyword not in node:
-                raise _Invalid(path, keyword, clause)
+                _broken(_Invalid(path, keyword, clause), found)
         if "default" in node or "examples" in node:
             with_examples.append((path, node))
         stack.extend((child_path, child, depth + 1) for child_path, child in reversed(children))
-    _check_examples(with_examples)
+    if not found:  # examples are validated only once the structure is inside the subset
+        _check_examples(with_examples)
 
 
 def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
@@ -329,8 +343,16 @@ def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
         {'type': 'object', 'properties': {'delta': {'type': 'integer'}}}
     """
     clone = _clone(schema, tool)
-    if type(clone) is dict and clone.get("type") == "object":
+    bad = _root_problem(clone)
+    if bad is None:
         return _checked(clone, tool)
+    raise _error(bad.path, bad.keyword, bad.clause, tool)
+
+
+def _root_problem(clone: Any) -> _Invalid | None:
+    """The break of the rule that the root is ``{"type": "object", ...}``, if any."""
+    if type(clone) is dict and clone.get("type") == "object":
+        return None
     path: _Path = ()
     keyword: str | None = "type"
     if type(clone) is not dict:
@@ -339,10 +361,38 @@ def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
         path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
     else:
         arrived = 'a node without "type"'
-    raise _error(
+    return _Invalid(
         path,
         keyword,
         f'the root must be {{"type": "object", ...}}, got {arrived}; a tool\'s arguments are always '
         f'an object (a tool without arguments uses {{"type": "object", "properties": {{}}}})',
-        tool,
     )
+
+
+def schema_problems(schema: Any) -> list[tuple[_Path, str | None, str]]:
+    """Every rule a tool's argument schema breaks, as ``(path, keyword, clause)`` in document order.
+
+    ``check_schema`` stops at the first break, which suits a schema being written; a schema
+    written for another engine (an upstream manifest's ``argsSchema``) is better reported whole,
+    so it can be fixed, or converted, in one go. Below a broken node nothing more is reported,
+    and ``default``/``examples`` are validated only when nothing else is broken. ``[]`` means
+    ``check_schema`` accepts the schema.
+
+    Example:
+        >>> [(p, k) for p, k, _ in schema_problems({"type": "object", "title": "T",
+        ...     "properties": {"n": {"type": "integer", "format": "int32"}}})]
+        [(('title',), 'title'), (('properties', 'n', 'format'), 'format')]
+    """
+    try:
+        clone = clone_json(schema)
+    except NotJsonError as exc:
+        return [(exc.path, _keyword_at(schema, exc.path), f"{exc.reason}; {_PLAIN_JSON}")]
+    root = _root_problem(clone)
+    if root is not None:
+        return [(root.path, root.keyword, root.clause)]
+    found: list[_Invalid] = []
+    try:
+        _walk(clone, found)
+    except _Invalid as bad:  # a default or an example, checked only when all else is sound
+        found.append(bad)
+    return [(bad.path, bad.keyword, bad.clause) for bad in found]

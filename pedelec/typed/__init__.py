@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, final
 
 from pedelec._context import ToolCallContext
 from pedelec._handlers import HandlerSpec, is_async_callable
+from pedelec._text import is_blank
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.typed.convert import Convert
 from pedelec.typed.docstrings import parse_docstring
@@ -172,7 +173,7 @@ def infer_tool(
     summary, param_docs = parse_docstring(doc)
     if description is None:
         description = summary
-    if not description or (isinstance(description, str) and not description.strip()):
+    if not description or (isinstance(description, str) and is_blank(description)):
         raise PedelecError(
             INVALID_INPUT,
             f'Tool "{tool}" has no description; give the function a docstring '

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final, final
 
+from pedelec._text import is_blank
 from pedelec.errors import PedelecError
 from pedelec.markers import _Marker
 
@@ -61,7 +62,7 @@ class Constraints:
                 value = [self.json(v, "example") for v in value]
             node[meta.keyword] = value
         elif isinstance(meta, str):
-            if not meta.strip():
+            if is_blank(meta):
                 raise self.fail("an empty string in Annotated[...] is not a description")
             node["description"] = meta
         elif isinstance(meta, type) and issubclass(meta, _Marker):
@@ -105,7 +106,11 @@ class Constraints:
                 node[f"{prefix}{'Length' if kind == 'string' else 'Items'}"] = value
             return
         documentation = getattr(meta, "documentation", None)
-        if cls in ("Doc", "DocInfo") and isinstance(documentation, str) and documentation.strip():
+        if (
+            cls in ("Doc", "DocInfo")
+            and isinstance(documentation, str)
+            and not is_blank(documentation)
+        ):
             node["description"] = documentation
             return
         if type(meta).__module__.split(".")[0] == "annotated_types":
