@@ -16,8 +16,8 @@ from pedelec.limits import DEFAULT_LIMITS
 from pedelec.tools import DEFAULT_TIMEOUT_MS, ToolDefinition, compile_tool_schema
 
 if TYPE_CHECKING:
-    from pedelec.schema import Validator
     from pedelec._handlers import HandlerSpec
+    from pedelec.schema import Validator
 
 __all__ = ["Entry", "Registry", "duplicate"]
 
