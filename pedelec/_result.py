@@ -409,15 +409,15 @@ def details_unsendable(
     )
 
 
-def workers_exhausted(tool: str, rid: str | int, started: bool, held: int) -> ToolResult:
+def workers_exhausted(tool: str, rid: str | int, at_once: bool, held: int) -> ToolResult:
     """A threaded call that found no worker: every one is held by an overrunning handler."""
-    when = "" if started else " within its timeout"
+    when = "" if at_once else " within its timeout"
     return _err(
         tool,
         rid,
         TOOL_WORKERS_EXHAUSTED,
-        f'Tool "{tool}" was not run: no worker thread became free{when}; {held} are held by '
-        "handlers that overran their timeout.",
+        f'Tool "{tool}" was not run{when}: every worker thread is held by a handler that '
+        f"overran its timeout (threads held: {held}).",
         {"tool": tool, "heldThreads": held},
     )
 

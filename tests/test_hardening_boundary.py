@@ -17,11 +17,14 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pedelec import PedelecError, Session, ToolCallContext, ToolResult
 from pedelec._result import closest_name
@@ -498,3 +501,206 @@ def test_unknown_tool_suggestions_do_not_run_difflib(monkeypatch: pytest.MonkeyP
     assert result.error.message == (
         f'Unknown tool "{"tool_0500_" + "x" * 68}…. Did you mean "{names[500]}"?'
     )
+
+
+# --- the property: no handler behaviour makes dispatch or an adapter raise -----------------------
+
+# What a handler may hand back or raise; each is drawn with the code its result must carry.
+LEAVES = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=4)
+
+
+class Huge:
+    """Stands for ``sign * HUGE`` while hypothesis draws it (it cannot print such an int)."""
+
+    def __init__(self, sign: int) -> None:
+        self.sign = sign
+
+    def __repr__(self) -> str:
+        return f"Huge({self.sign})"
+
+
+def materialise(value: Any) -> Any:
+    """``value`` with every ``Huge`` replaced by its int."""
+    if isinstance(value, Huge):
+        return value.sign * HUGE
+    if type(value) is list:
+        return [materialise(v) for v in value]
+    if type(value) is dict:
+        return {k: materialise(v) for k, v in value.items()}
+    return value
+
+
+WIRE_HOSTILE = st.sampled_from([Huge(1), Huge(-1), "\ud800", "a\udfffb", {"\ud83d": 1}])
+NOT_JSON = st.sampled_from([{1, 2}, (1,), float("nan"), b"x", object(), {1: "a"}])
+VALUES = st.recursive(
+    LEAVES | WIRE_HOSTILE | NOT_JSON,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+RAISABLE: list[Callable[[], BaseException]] = [
+    lambda: ValueError("v"),
+    concurrent.futures.CancelledError,
+    asyncio.CancelledError,
+    GeneratorExit,
+    lambda: Custom("c"),
+    lambda: BaseExceptionGroup("g", [Custom("x")]),
+    lambda: ExceptionGroup("g", [ValueError("x")]),
+    StopIteration,
+    StopAsyncIteration,
+    RecursionError,
+    MemoryError,
+    lambda: PedelecError("MINE", "m\ud800", {"n": materialise(Huge(1))}),
+    lambda: PedelecError("MINE", "m", {"ok": [1]}),
+]
+
+
+def _expected_for_value(value: Any) -> str:
+    """The code a returned ``value`` gets: ``ok``, or the wire's refusal (an oracle written
+    apart from pedelec's checks: plain JSON types only, text that encodes as UTF-8)."""
+
+    def sendable(item: Any) -> bool:
+        if item is None or type(item) in (bool, int, str):
+            try:
+                json.dumps(item, ensure_ascii=False).encode("utf-8")
+            except (ValueError, UnicodeEncodeError):
+                return False
+            return True
+        if type(item) is float:
+            return item == item and abs(item) != float("inf")
+        if type(item) is list:
+            return all(sendable(v) for v in item)
+        if type(item) is dict:
+            return all(type(k) is str and sendable(k) and sendable(v) for k, v in item.items())
+        return False
+
+    return "ok" if sendable(value) else "SUBMIT_TOOL_RESULT_FAILED"
+
+
+@st.composite
+def edge_behaviours(draw: Any) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(["return", "raise", "sleep", "own_cancel"]))
+    if kind == "return":
+        return kind, draw(VALUES)
+    if kind == "raise":
+        return kind, draw(st.sampled_from(RAISABLE))
+    return kind, None
+
+
+async def _act_async(kind: str, argument: Any) -> Any:
+    if kind == "sleep":
+        await asyncio.sleep(10)  # far past the call's 1 ms timeout: cancelled
+    if kind == "own_cancel":
+        inner = asyncio.ensure_future(asyncio.sleep(10))
+        await asyncio.sleep(0)
+        inner.cancel()
+        await inner
+    await asyncio.sleep(0)
+    return _act(kind, argument)
+
+
+def _act(kind: str, argument: Any) -> Any:
+    if kind == "sleep":
+        threading.Event().wait(0.02)  # past the call's 1 ms timeout, and then some
+        return "late"
+    if kind == "own_cancel":
+        raise asyncio.CancelledError
+    if kind == "raise":
+        raise argument()
+    return materialise(argument)
+
+
+EDGE: list[Any] = [None, None]  # the current example's (kind, argument)
+
+
+def edge_session(**options: Any) -> Session:
+    session = Session(**options)
+    session.on_tool("sync", description="Sync.", schema=OPEN)(lambda args: _act(*EDGE))
+
+    @session.on_tool("async", description="Async.", schema=OPEN)
+    async def run_async(args: dict[str, Any]) -> Any:
+        return await _act_async(*EDGE)
+
+    session.on_tool("echo", description="Echo.", schema=OPEN)(lambda args: args)
+    return session
+
+
+EDGE_INLINE = edge_session()
+EDGE_WORKER = edge_session(sync_dispatch="worker", max_workers=4)
+WAYS = ["dispatch_sync", "dispatch_sync-worker", "dispatch", "openai-chat", "openai-responses",
+        "anthropic", "openai-chat-async", "anthropic-async"]  # fmt: skip
+
+
+def _wire_checked(text: str) -> Any:
+    return json.loads(text.encode("utf-8"))
+
+
+def _through(way: str, tool: str, args: dict[str, Any]) -> tuple[Any, str | None]:
+    """(the JSON the agent reads, the error code or ``None``) of one call made ``way``."""
+    session = EDGE_WORKER if way == "dispatch_sync-worker" else EDGE_INLINE
+    text = json.dumps(args)
+    if way.startswith("dispatch"):
+        if way == "dispatch":
+            result = asyncio.run(session.dispatch(tool, args))
+        else:
+            result = session.dispatch_sync(tool, args)
+        assert _wire_checked(result.to_text()) == result.to_json()
+        return result.to_json(), None if result.error is None else result.error.code
+    if way.startswith("openai-chat"):
+        calls = [
+            {"id": "c1", "type": "function", "function": {"name": tool, "arguments": text}},
+            {"id": "c2", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+        ]
+        if way.endswith("async"):
+            out: list[Any] = asyncio.run(openai.dispatch_tool_calls(EDGE_INLINE, calls))
+        else:
+            out = openai.dispatch_tool_calls_sync(EDGE_INLINE, calls)
+        texts = [m["content"] for m in out]
+    elif way == "openai-responses":
+        items = [
+            {"type": "function_call", "call_id": "c1", "name": tool, "arguments": text},
+            {"type": "function_call", "call_id": "c2", "name": "echo", "arguments": "{}"},
+        ]
+        texts = [o["output"] for o in openai.dispatch_responses_calls_sync(EDGE_INLINE, items)]
+    else:
+        blocks = [
+            {"type": "tool_use", "id": "t1", "name": tool, "input": args},
+            {"type": "tool_use", "id": "t2", "name": "echo", "input": {}},
+        ]
+        if way.endswith("async"):
+            out = asyncio.run(anthropic.dispatch_tool_uses(EDGE_INLINE, blocks))
+        else:
+            out = anthropic.dispatch_tool_uses_sync(EDGE_INLINE, blocks)
+        texts = [b["content"] for b in out]
+    first, second = (_wire_checked(t) for t in texts)
+    assert second == {}  # the neighbour call is answered whatever the first one did
+    error = first.get("error") if type(first) is dict and len(first) == 1 else None
+    code = error.get("code") if type(error) is dict else None
+    return first, code if type(code) is str else None
+
+
+@given(behaviour=edge_behaviours(), tool=st.sampled_from(["sync", "async"]),
+       way=st.sampled_from(WAYS))  # fmt: skip
+@settings(max_examples=300 if not os.environ.get("PEDELEC_SLOW") else 5_000)
+def test_no_handler_behaviour_makes_dispatch_or_an_adapter_raise(
+    behaviour: tuple[str, Any], tool: str, way: str
+) -> None:
+    kind, argument = behaviour
+    EDGE[:] = [kind, argument]
+    args: dict[str, Any] = {"timeoutMs": 1} if kind == "sleep" else {}
+    answer, code = _through(way, tool, args)
+    if kind == "return":
+        value = materialise(argument)
+        expected = _expected_for_value(value)
+        if expected == "ok":
+            assert answer == value
+        else:
+            assert code == expected
+    elif kind == "sleep":
+        assert code == "TOOL_TIMEOUT"
+    elif kind == "raise" and isinstance(argument(), PedelecError):
+        assert code in ("MINE", "SUBMIT_TOOL_RESULT_FAILED")
+    else:
+        assert code == "TOOL_HANDLER_ERROR"
+    assert EDGE_INLINE.status == "idle" and EDGE_WORKER.status == "idle"
