@@ -135,6 +135,43 @@ def test_past_the_abandoned_bound_a_call_gets_workers_exhausted(stuck: Stuck) ->
     worker.end()
 
 
+def test_a_call_queued_when_the_last_worker_is_abandoned_reports_it_at_its_deadline(
+    stuck: Stuck,
+) -> None:
+    # One worker and no replacement: the second call queues behind a live call; when that
+    # call overruns, its thread keeps counting, so the queued call never runs, and its result
+    # at its deadline says why rather than TOOL_TIMEOUT.
+    session = Session(max_workers=1, limits=Limits(max_abandoned_threads=0))
+    started = threading.Event()
+
+    @session.on_tool("hold", description="Hold.", schema=OPEN, timeout_ms=300)
+    def hold(args: dict[str, Any]) -> Any:
+        started.set()
+        return stuck.release.wait(30)
+
+    session.on_tool("next", description="Next.", schema=OPEN, timeout_ms=1_000)(lambda a: 1)
+
+    async def scenario() -> list[ToolResult]:
+        first = asyncio.ensure_future(session.dispatch("hold", {}))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        second = asyncio.ensure_future(session.dispatch("next", {}))
+        return [await first, await second]
+
+    held, queued = asyncio.run(scenario())
+    timeout_of(held, "hold", 300)
+    assert queued.to_json() == {
+        "error": {
+            "code": "TOOL_WORKERS_EXHAUSTED",
+            "message": 'Tool "next" was not run within its timeout: every worker thread is held '
+            "by a handler that overran its timeout (threads held: 1).",
+            "details": {"tool": "next", "heldThreads": 1},
+        }
+    }
+    stuck.release.set()
+    session.end()
+
+
 def test_a_call_queued_behind_live_calls_times_out_as_a_timeout(stuck: Stuck) -> None:
     # One worker, busy with a live call: the second call waits in the queue, and its
     # deadline passing there is an ordinary TOOL_TIMEOUT (nothing was abandoned).
