@@ -7,12 +7,19 @@ in ``outcome.settle``.
 * ``Runner.run_async``: an async handler, in the awaiting task (``dispatch``) or on a private
   per-thread event loop (``dispatch_sync``); its first step runs eagerly and a timer is only
   armed if it suspends, so a handler that never awaits costs no more than a function call;
-* ``Runner.run_threaded``: a sync handler under ``dispatch``, in the session's worker threads.
+* ``Runner.run_threaded``: a sync handler under ``dispatch``, in the session's worker threads;
+* ``Runner.run_blocking``: a sync handler under ``dispatch_sync`` with
+  ``sync_dispatch="worker"``, in the same threads, its caller waiting on an event until the
+  deadline.
 
 Timeouts and ``end()`` cancel an awaited call the way ``asyncio.timeout`` does: by cancelling the
 task that awaits it and taking the cancellation back (``uncancel``) once the handler has stopped,
-so the caller gets a result while a cancellation from elsewhere still propagates. Nothing here
-imports ``asyncio`` or ``threading`` at module level.
+so the caller gets a result while a cancellation from elsewhere still propagates; a
+``CancelledError`` with no cancellation request of the task behind it is the handler's own
+outcome. A threaded handler's outcome travels back as a value, never as the future's exception
+(see ``_call_unless_cancelled``). The worker threads are ``Workers``, the session's own pool
+that replaces threads held by overrunning handlers, or ``Borrowed``, an executor the
+application gave. Nothing here imports ``asyncio`` or ``threading`` at module level.
 """
 
 from __future__ import annotations
