@@ -40,6 +40,7 @@ if _typing.TYPE_CHECKING:
         TOOL_HANDLER_NOT_FOUND as TOOL_HANDLER_NOT_FOUND,
         TOOL_NOT_FOUND as TOOL_NOT_FOUND,
         TOOL_TIMEOUT as TOOL_TIMEOUT,
+        TOOL_WORKERS_EXHAUSTED as TOOL_WORKERS_EXHAUSTED,
         PedelecError as PedelecError,
     )
     from pedelec.limits import (
@@ -126,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "TOOL_HANDLER_NOT_FOUND": "pedelec.errors",
     "TOOL_NOT_FOUND": "pedelec.errors",
     "TOOL_TIMEOUT": "pedelec.errors",
+    "TOOL_WORKERS_EXHAUSTED": "pedelec.errors",
     "ToolArgsSchema": "pedelec.schema.types",
     "ToolArgsSchemaNode": "pedelec.schema.types",
     "ToolCallContext": "pedelec.tools",
@@ -154,6 +156,7 @@ __all__ = [
     "TOOL_HANDLER_NOT_FOUND",
     "TOOL_NOT_FOUND",
     "TOOL_TIMEOUT",
+    "TOOL_WORKERS_EXHAUSTED",
     "ArgError",
     "ArraySchema",
     "BooleanSchema",

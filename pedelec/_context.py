@@ -124,8 +124,11 @@ class ToolCallContext:
 
     @property
     def cancel_event(self) -> threading.Event:
-        """A ``threading.Event`` set when the call is cancelled (timeout or session end).
+        """A ``threading.Event`` set when the call ends without the handler's answer.
 
+        For a handler in a worker thread (``await dispatch``, or ``dispatch_sync`` with
+        ``sync_dispatch="worker"``) that is any way its call ends early: the deadline,
+        ``end()``, or the cancellation of the awaiting task (an MCP client's cancel included).
         Threaded handlers can ``ctx.cancel_event.wait(seconds)`` instead of sleeping. The event
         is created on first access.
         """

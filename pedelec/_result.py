@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, final
 
 from pedelec.errors import (
@@ -20,6 +21,7 @@ from pedelec.errors import (
     TOOL_HANDLER_NOT_FOUND,
     TOOL_NOT_FOUND,
     TOOL_TIMEOUT,
+    TOOL_WORKERS_EXHAUSTED,
     PedelecError,
 )
 
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from pedelec._json import NotJsonError
     from pedelec.schema import ArgError
 
-__all__ = ["ToolResult", "request_id"]
+__all__ = ["ToolResult", "closest_name", "request_id", "wire_problem", "wire_text"]
 
 # Request ids: a per-process random prefix plus a counter. ``next()`` on ``itertools.count`` is
 # atomic under the GIL, and ids stay unique across every session of the process. The dispatcher
@@ -64,11 +66,14 @@ class ToolResult:
         {'error': {'code': 'TOOL_NOT_FOUND', 'message': 'Unknown tool "nope"; this session has no tools.', 'details': {'tool': 'nope'}}}
     """
 
-    __slots__ = ("_rid", "error", "tool", "value")
+    # ``_text``: the JSON text of a nested value, written while checking it (``wire_text``);
+    # left unset otherwise, so building a result on the hot path stores no more than before.
+    __slots__ = ("_rid", "_text", "error", "tool", "value")
 
     tool: str
     value: Any
     error: PedelecError | None
+    _text: str
 
     def __init__(
         self,
@@ -96,16 +101,35 @@ class ToolResult:
         """What goes back to the agent: the result, or ``{"error": {"code", "message", "details"?}}``.
 
         The returned object is the result's own (not a copy); copy it before changing it.
+        Never raises, whatever the result holds.
         """
         if self.error is None or self.value is not None:
             return self.value
-        return {"error": self.error.to_dict()}
+        try:
+            return {"error": self.error.to_dict()}
+        except Exception:  # an error object that cannot describe itself
+            return _unsendable(self.tool)
 
     def to_text(self) -> str:
-        """``to_json()`` as compact JSON text (key order kept, non-ASCII kept)."""
+        """``to_json()`` as compact JSON text (key order kept, non-ASCII kept).
+
+        Never raises, and the text always encodes as UTF-8: a lone surrogate in an error
+        message is written as its ``\\u`` escape, and a value that cannot be written at all
+        (only possible in a ``ToolResult`` built by hand: dispatch checks what it returns)
+        becomes a ``SUBMIT_TOOL_RESULT_FAILED`` envelope.
+        """
+        text: str | None = getattr(self, "_text", None)  # set for a checked nested value
+        if text is not None:
+            return text
         from pedelec._json import dumps_compact
 
-        return dumps_compact(self.to_json())
+        try:
+            text = dumps_compact(self.to_json())
+        except Exception:
+            text = dumps_compact(_unsendable(self.tool))
+        if text.isascii() or not _has_surrogate(text):
+            return text
+        return _escape_surrogates(text)
 
     def __repr__(self) -> str:
         if self.error is None:
@@ -145,13 +169,9 @@ def tool_not_found(tool: Any, rid: str | int, available: Sequence[str]) -> ToolR
     if not available:
         hint = "; this session has no tools."
     else:
-        close: list[str] = []
-        if isinstance(tool, str) and len(tool) <= 200:  # difflib is quadratic in the length
-            import difflib
-
-            close = difflib.get_close_matches(tool, available, n=1)
-        if close:
-            hint = f'. Did you mean "{close[0]}"?'
+        close = closest_name(tool, available) if isinstance(tool, str) else None
+        if close is not None:
+            hint = f'. Did you mean "{close}"?'
         else:
             shown = ", ".join(f'"{n}"' for n in available[:20])
             more = f" and {len(available) - 20} more" if len(available) > 20 else ""
@@ -159,6 +179,84 @@ def tool_not_found(tool: Any, rid: str | int, available: Sequence[str]) -> ToolR
     return _err(
         tool, rid, TOOL_NOT_FOUND, f"Unknown tool {_name(tool)}{hint}", {"tool": _tool_detail(tool)}
     )
+
+
+#: How much of a name ``closest_name`` compares: an agent chooses the unknown name's length.
+_COMPARED: Final = 64
+
+
+def closest_name(name: str, names: Sequence[str]) -> str | None:
+    """The declared name a misspelled ``name`` most likely meant, or ``None``.
+
+    A name within a few edits (insert, delete, replace, swap two neighbours: one edit per four
+    characters, at most three) of the first 64 characters of ``name``; the first such name
+    wins a tie. The cost is bounded by construction: names whose length differs by more than
+    the edits left are skipped on their length, and every comparison stops as soon as the
+    edits run out, so it is O(len(names)) with a small constant whatever the agent sends
+    (``difflib`` here was quadratic in the length and took seconds for long names).
+
+    Example:
+        >>> closest_name("update_countr", ["update_counter", "reset"])
+        'update_counter'
+        >>> closest_name("nope", ["update_counter", "explode"]) is None
+        True
+    """
+    query = name[:_COMPARED]
+    size = len(query)
+    if size < 3:
+        return None
+    allowed = min(3, max(1, size // 4))
+    best: str | None = None
+    for candidate in names:
+        other = candidate[:_COMPARED]
+        if abs(len(other) - size) > allowed:
+            continue
+        distance = _edits(query, other, allowed)
+        if distance <= allowed:
+            best, allowed = candidate, distance - 1
+            if allowed < 0:
+                break
+    return best
+
+
+def _edits(a: str, b: str, most: int) -> int:
+    """Edits (optimal string alignment) from ``a`` to ``b``, or ``most + 1`` once past ``most``.
+
+    Only the cells within ``most`` of the diagonal are computed, and a row whose every cell is
+    past ``most`` ends the walk: the cost is O(len(a) * most) at worst, and a few rows for
+    names that are not alike.
+    """
+    over = most + 1
+    width = len(b)
+    before: list[int] = []
+    previous = list(range(width + 1))
+    for i in range(1, len(a) + 1):
+        char = a[i - 1]
+        row = [over] * (width + 1)
+        row[0] = i
+        low = max(1, i - most)
+        high = min(width, i + most)
+        best = i if low == 1 else over
+        for j in range(low, high + 1):
+            other = b[j - 1]
+            value = previous[j - 1]
+            if char != other:  # (equal characters: the diagonal is the least, as it stands)
+                if previous[j] < value:
+                    value = previous[j]
+                if row[j - 1] < value:
+                    value = row[j - 1]
+                value += 1
+                if j > 1 and i > 1 and char == b[j - 2] and a[i - 2] == other:
+                    swap = before[j - 2] + 1
+                    if swap < value:
+                        value = swap
+            row[j] = value
+            if value < best:
+                best = value
+        if best > most:
+            return over
+        before, previous = previous, row
+    return min(previous[width], over)
 
 
 _AGAIN: Final = "Correct the arguments and call the tool again."
@@ -272,10 +370,75 @@ def result_not_json(tool: str, rid: str | int, value: Any, exc: NotJsonError) ->
     )
 
 
-def from_value(tool: str, rid: str | int, value: Any) -> ToolResult:
-    """Turn a handler's return value into a result: copy it as JSON, spot an error envelope.
+def result_unreadable(tool: str, rid: str | int, exc: BaseException) -> ToolResult:
+    """A handler's value that raised while it was being examined (a hostile ``__class__``)."""
+    return _err(
+        tool,
+        rid,
+        SUBMIT_TOOL_RESULT_FAILED,
+        f'Tool "{tool}" returned a result that could not be examined: {type(exc).__name__}.',
+        {"tool": tool, "pointer": ""},
+    )
 
-    Returns a ``SUBMIT_TOOL_RESULT_FAILED`` result when the value is not plain JSON.
+
+def result_unsendable(tool: str, rid: str | int, problem: tuple[_Path, str]) -> ToolResult:
+    """A JSON result the wire cannot carry (an over-long int, a lone surrogate)."""
+    where = _visible_pointer(problem[0])
+    return _err(
+        tool,
+        rid,
+        SUBMIT_TOOL_RESULT_FAILED,
+        f'Tool "{tool}" returned a result that cannot be sent as JSON text: '
+        f"{where or '(root)'}: {problem[1]}.",
+        {"tool": tool, "pointer": where},
+    )
+
+
+def details_unsendable(
+    tool: str, rid: str | int, exc: PedelecError, problem: tuple[_Path, str]
+) -> ToolResult:
+    """A handler's ``PedelecError`` whose JSON ``details`` the wire cannot carry."""
+    where = _visible_pointer(problem[0])
+    return _err(
+        tool,
+        rid,
+        SUBMIT_TOOL_RESULT_FAILED,
+        f'Tool "{tool}" raised PedelecError({_escape_surrogates(str(exc.code))!r}) whose details '
+        f"cannot be sent as JSON text: {where or '(root)'}: {problem[1]}.",
+        {"tool": tool, "pointer": where},
+    )
+
+
+def workers_exhausted(tool: str, rid: str | int, at_once: bool, held: int) -> ToolResult:
+    """A threaded call that found no worker: every one is held by an overrunning handler."""
+    when = "" if at_once else " within its timeout"
+    return _err(
+        tool,
+        rid,
+        TOOL_WORKERS_EXHAUSTED,
+        f'Tool "{tool}" was not run{when}: every worker thread is held by a handler that '
+        f"overran its timeout (threads held: {held}).",
+        {"tool": tool, "heldThreads": held},
+    )
+
+
+def workers_refused(tool: str, rid: str | int, why: str) -> ToolResult:
+    """The executor refused the call (a borrowed one was shut down, most likely)."""
+    return _err(
+        tool,
+        rid,
+        TOOL_WORKERS_EXHAUSTED,
+        f'Tool "{tool}" was not run: the session\'s executor refused it ({why}).',
+        {"tool": tool},
+    )
+
+
+def from_value(tool: str, rid: str | int, value: Any) -> ToolResult:
+    """Turn a handler's return value into a result: copy it as JSON, check that the wire can
+    carry it, spot an error envelope.
+
+    Returns a ``SUBMIT_TOOL_RESULT_FAILED`` result when the value is not plain JSON or cannot
+    be written as UTF-8 JSON text. The text written by the check is kept for ``to_text()``.
     """
     from pedelec._json import NotJsonError, clone_json
 
@@ -283,6 +446,11 @@ def from_value(tool: str, rid: str | int, value: Any) -> ToolResult:
         value = clone_json(value)
     except NotJsonError as exc:
         return result_not_json(tool, rid, value, exc)
+    text = wire_text(value)
+    if text is None:
+        return result_unsendable(tool, rid, wire_problem(value) or ((), _UNWRITABLE))
+    result = ToolResult(tool, rid, value)
+    result._text = text
     if type(value) is dict and len(value) == 1 and "error" in value:
         inner = value["error"]
         if (
@@ -290,10 +458,124 @@ def from_value(tool: str, rid: str | int, value: Any) -> ToolResult:
             and type(inner.get("code")) is str
             and type(inner.get("message")) is str
         ):
-            return ToolResult(
-                tool,
-                rid,
-                value,
-                PedelecError(inner["code"], inner["message"], inner.get("details")),
-            )
-    return ToolResult(tool, rid, value)
+            result.error = PedelecError(inner["code"], inner["message"], inner.get("details"))
+    return result
+
+
+# --- what the wire can carry ---------------------------------------------------------------------
+
+_Path = tuple[str | int, ...]
+_UNWRITABLE: Final = "it cannot be written as JSON text"
+#: Below this magnitude an int is writable under every ``sys.set_int_max_str_digits`` (at
+#: least 640 digits, or 0 for no limit); past it, ``int_fits`` asks the interpreter.
+SAFE_INT: Final = 10**639
+_surrogate_search: Callable[[str], Any] | None = None
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (UTF-8 cannot encode one)."""
+    global _surrogate_search
+    search = _surrogate_search
+    if search is None:
+        import re
+
+        search = _surrogate_search = re.compile("[\ud800-\udfff]").search
+    return search(text) is not None
+
+
+def has_surrogate(text: str) -> bool:
+    """``_has_surrogate`` behind the one-instruction ASCII test most text passes."""
+    return not text.isascii() and _has_surrogate(text)
+
+
+def _escape_surrogates(text: str) -> str:
+    """``text`` with each surrogate written as its JSON escape (lossless inside JSON text)."""
+    if text.isascii() or not _has_surrogate(text):
+        return text
+    import re
+
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def int_fits(number: int) -> bool:
+    """Whether the interpreter can write ``number`` as decimal text (``int_max_str_digits``)."""
+    if -SAFE_INT < number < SAFE_INT:
+        return True
+    try:
+        int.__repr__(number)
+    except ValueError:
+        return False
+    return True
+
+
+def _int_reason() -> str:
+    return (
+        f"an integer with more than {sys.get_int_max_str_digits()} digits, more than Python "
+        "writes as text (sys.get_int_max_str_digits())"
+    )
+
+
+def _surrogate_reason(text: str, what: str) -> str:
+    code = next(ord(c) for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+    return f"{what} holds a lone surrogate (U+{code:04X}), which UTF-8 cannot encode"
+
+
+def wire_text(value: Any) -> str | None:
+    """The compact JSON text of a JSON ``value``, or ``None`` when the wire cannot carry it.
+
+    The ``json`` encoder (C) is the walk: it refuses an over-long int, and a surrogate shows
+    in its output. ``wire_problem`` then finds where, on the failure path only.
+    """
+    from pedelec._json import dumps_compact
+
+    try:
+        text = dumps_compact(value)
+    except ValueError:
+        return None
+    if text.isascii() or not _has_surrogate(text):
+        return text
+    return None
+
+
+def wire_problem(value: Any) -> tuple[_Path, str] | None:
+    """The path and reason of the first part of a JSON ``value`` the wire cannot carry.
+
+    That is an int longer than the interpreter writes as text, or a string or object key
+    holding a surrogate. Depth first in document order, without recursion.
+    """
+    stack: list[tuple[_Path, Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if has_surrogate(item):
+                return path, _surrogate_reason(item, "the string")
+        elif kind is int:
+            if not int_fits(item):
+                return path, _int_reason()
+        elif kind is dict:
+            for key in item:
+                if has_surrogate(key):
+                    return (*path, key), _surrogate_reason(key, "the object key")
+            stack.extend(((*path, k), v) for k, v in reversed(item.items()))
+        elif kind is list:
+            stack.extend(((*path, i), item[i]) for i in range(len(item) - 1, -1, -1))
+    return None
+
+
+def _visible_pointer(path: _Path) -> str:
+    """The JSON pointer of ``path``, surrogates written as escapes so the text is sendable."""
+    from pedelec._json import pointer
+
+    return _escape_surrogates(pointer(path))
+
+
+def _unsendable(tool: Any) -> dict[str, Any]:
+    """The envelope ``to_text`` falls back on for a value no JSON text can hold."""
+    return {
+        "error": {
+            "code": SUBMIT_TOOL_RESULT_FAILED,
+            "message": f"Tool {_name(tool)} produced a result that cannot be written as JSON text.",
+            "details": {"tool": _tool_detail(tool)},
+        }
+    }

@@ -11,6 +11,8 @@ TypeScript SDK ``@kaoruisaac/pedelec``::
                   TOOL_HANDLER_NOT_FOUND     the tool exists but no handler is registered
                   TOOL_HANDLER_ERROR         the handler raised an exception
                   TOOL_TIMEOUT               the handler did not finish in time
+                  TOOL_WORKERS_EXHAUSTED     no worker thread was free to run a sync handler
+                                             (handlers that overran their timeout hold them)
                   SUBMIT_TOOL_RESULT_FAILED  the handler returned something that is not JSON
                   SESSION_ENDED              the session was ended before the call
 
@@ -33,6 +35,7 @@ __all__ = [
     "TOOL_HANDLER_NOT_FOUND",
     "TOOL_NOT_FOUND",
     "TOOL_TIMEOUT",
+    "TOOL_WORKERS_EXHAUSTED",
     "PedelecError",
 ]
 
@@ -44,6 +47,10 @@ TOOL_HANDLER_ERROR: Final = "TOOL_HANDLER_ERROR"
 TOOL_TIMEOUT: Final = "TOOL_TIMEOUT"
 SUBMIT_TOOL_RESULT_FAILED: Final = "SUBMIT_TOOL_RESULT_FAILED"
 SESSION_ENDED: Final = "SESSION_ENDED"
+#: pedelec's own code (not the TypeScript SDK's): a Python thread cannot be stopped, so a
+#: threaded handler that overruns its timeout keeps its thread; past the session's bound on such
+#: threads a call is refused with this code rather than a ``TOOL_TIMEOUT`` it never ran into.
+TOOL_WORKERS_EXHAUSTED: Final = "TOOL_WORKERS_EXHAUSTED"
 
 #: Every error code pedelec itself produces, in the order of DESIGN §7.
 ERROR_CODES: Final = (
@@ -55,6 +62,7 @@ ERROR_CODES: Final = (
     TOOL_TIMEOUT,
     SUBMIT_TOOL_RESULT_FAILED,
     SESSION_ENDED,
+    TOOL_WORKERS_EXHAUSTED,
 )
 
 

@@ -1,4 +1,4 @@
-"""Resource bounds applied to the arguments an agent sends, and every default pedelec uses.
+"""Resource bounds applied to what an agent sends and what its calls hold, and every default.
 
 Agent-generated arguments are untrusted input. Every bound below stops a hostile or broken call
 early, with a ``TOOL_ARGS_INVALID`` result that says which bound was crossed, instead of letting it
@@ -15,6 +15,7 @@ from typing import Any, Final, final
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "DEFAULT_MAX_ABANDONED_THREADS",
     "DEFAULT_MAX_ARGS_BYTES",
     "DEFAULT_MAX_ARGS_VALUES",
     "DEFAULT_MAX_CALL_TIMEOUT_MS",
@@ -43,6 +44,11 @@ DEFAULT_MAX_PATTERN_LENGTH: Final = 1024
 DEFAULT_MAX_ERRORS: Final = 50
 #: Largest per-call ``timeoutMs`` an agent may ask for (ten minutes).
 DEFAULT_MAX_CALL_TIMEOUT_MS: Final = 600_000
+#: Most worker threads still running a sync handler whose call is over (it overran its timeout,
+#: or the session ended) that do not count against the session's workers: each is replaced, so
+#: the other calls keep their capacity. Past it they count, and once they hold every worker a
+#: call gets ``TOOL_WORKERS_EXHAUSTED``.
+DEFAULT_MAX_ABANDONED_THREADS: Final = 32
 
 # --- tools ----------------------------------------------------------------------------------
 
@@ -67,7 +73,7 @@ MAX_TYPED_VALUE_DEPTH: Final = 64
 
 @final
 class Limits:
-    """Bounds on one tool call's arguments, set per session.
+    """Bounds on one tool call's arguments and on the threads calls may hold, set per session.
 
     Args:
         max_args_bytes: Largest args JSON text accepted, in UTF-8 bytes (default 1 MB).
@@ -81,6 +87,10 @@ class Limits:
         max_call_timeout_ms: Largest per-call ``timeoutMs`` an agent may ask for (default
             600 000, ten minutes), so an agent cannot lift a tool's timeout for good; at most
             ``MAX_TIMEOUT_MS``.
+        max_abandoned_threads: Most worker threads, still running a sync handler whose call
+            is over (a thread cannot be stopped), that the session replaces so other calls
+            keep their capacity (default 32). Past it such threads count against the workers;
+            once they hold all of them, a call gets ``TOOL_WORKERS_EXHAUSTED``.
 
     Example:
         >>> from pedelec import Limits, Session
@@ -88,6 +98,7 @@ class Limits:
     """
 
     __slots__ = (
+        "max_abandoned_threads",
         "max_args_bytes",
         "max_args_values",
         "max_call_timeout_ms",
@@ -102,6 +113,7 @@ class Limits:
     max_pattern_length: int
     max_errors: int
     max_call_timeout_ms: int
+    max_abandoned_threads: int
 
     def __init__(
         self,
@@ -112,6 +124,7 @@ class Limits:
         max_pattern_length: int = DEFAULT_MAX_PATTERN_LENGTH,
         max_errors: int = DEFAULT_MAX_ERRORS,
         max_call_timeout_ms: int = DEFAULT_MAX_CALL_TIMEOUT_MS,
+        max_abandoned_threads: int = DEFAULT_MAX_ABANDONED_THREADS,
     ) -> None:
         values = {
             "max_args_bytes": max_args_bytes,
@@ -120,15 +133,19 @@ class Limits:
             "max_pattern_length": max_pattern_length,
             "max_errors": max_errors,
             "max_call_timeout_ms": max_call_timeout_ms,
+            "max_abandoned_threads": max_abandoned_threads,
         }
         for name, value in values.items():
-            if type(value) is not int or value < 1:
+            # Zero abandoned threads is a real choice: every overrunning handler keeps counting.
+            least = 0 if name == "max_abandoned_threads" else 1
+            if type(value) is not int or value < least:
                 # Imported here: errors is tiny, but limits must not depend on import order.
                 from pedelec.errors import INVALID_INPUT, PedelecError
 
                 raise PedelecError(
                     INVALID_INPUT,
-                    f"Limits({name}=...) must be a positive integer, got {value!r}.",
+                    f"Limits({name}=...) must be a "
+                    f"{'non-negative' if least == 0 else 'positive'} integer, got {value!r}.",
                     {"limit": name},
                 )
             object.__setattr__(self, name, value)

@@ -15,14 +15,14 @@ import sys
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Final, Never, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
 from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._result import ToolResult, next_request_number
-from pedelec._session.events import Events, SessionStatus, noop, safe_call
+from pedelec._session.events import PASSED, Events, SessionStatus, noop, safe_call
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry, duplicate
 from pedelec._session.runners import Runner, private_loop
@@ -42,6 +42,7 @@ from pedelec.tools import (
 
 if TYPE_CHECKING:
     import os
+    from concurrent.futures import Executor
 
     from pedelec.schema import ArgError
     from pedelec.schema.types import ToolArgsSchema
@@ -71,10 +72,20 @@ class Session:
         lenient_json_args: Accept a top-level argument sent as JSON text where the schema
             expects an array or object, when the text parses to that type (some MCP clients
             send arguments that way). Off by default.
-        limits: Bounds on the args of each call (default: ``DEFAULT_LIMITS``).
+        limits: Bounds on the args of each call and on abandoned worker threads (default:
+            ``DEFAULT_LIMITS``).
+        sync_dispatch: Where ``dispatch_sync`` runs a sync handler: ``"inline"`` (default), in
+            the calling thread, where a timeout cannot interrupt it; or ``"worker"``, in the
+            session's worker threads, so the call returns ``TOOL_TIMEOUT`` at its deadline.
+        executor: A ``concurrent.futures.Executor`` to run sync handlers in (under ``await
+            dispatch``, and ``dispatch_sync`` with ``sync_dispatch="worker"``). The session
+            uses it and never shuts it down; its capacity is the application's to size.
+        max_workers: The size of the session's own worker pool (default ``min(32, cpus +
+            4)``), when no ``executor`` is given.
 
     Raises:
-        PedelecError: ``INVALID_INPUT`` for a tool that breaks a rule or a duplicate name.
+        PedelecError: ``INVALID_INPUT`` for a tool that breaks a rule, a duplicate name or a
+            bad option.
 
     Example:
         >>> from pedelec import Session
@@ -99,6 +110,9 @@ class Session:
         reject_unknown_args: bool = False,
         lenient_json_args: bool = False,
         limits: Limits | None = None,
+        sync_dispatch: Literal["inline", "worker"] = "inline",
+        executor: Executor | None = None,
+        max_workers: int | None = None,
     ) -> None:
         if not isinstance(guidance, str):
             raise PedelecError(
@@ -124,8 +138,10 @@ class Session:
                 f"limits must be a pedelec.Limits, got {type(limits).__name__}.",
                 {"field": "limits"},
             )
+        _check_workers(sync_dispatch, executor, max_workers)
         self._guidance = guidance
         self._session_id = session_id
+        self._sync_worker = sync_dispatch == "worker"
         self._reject_unknown = bool(reject_unknown_args)
         self._lenient = bool(lenient_json_args)
         self._limits = limits
@@ -137,7 +153,14 @@ class Session:
         lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length)
         self._events = Events(lock)
-        self._runner = Runner(session_id, lock, self._events)
+        self._runner = Runner(
+            session_id,
+            lock,
+            self._events,
+            executor=executor,
+            max_workers=max_workers,
+            max_abandoned=limits.max_abandoned_threads,
+        )
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,
@@ -464,6 +487,9 @@ class Session:
         reject_unknown_args: bool = False,
         lenient_json_args: bool = False,
         limits: Limits | None = None,
+        sync_dispatch: Literal["inline", "worker"] = "inline",
+        executor: Executor | None = None,
+        max_workers: int | None = None,
     ) -> Session:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
@@ -492,6 +518,9 @@ class Session:
             reject_unknown_args=reject_unknown_args,
             lenient_json_args=lenient_json_args,
             limits=limits,
+            sync_dispatch=sync_dispatch,
+            executor=executor,
+            max_workers=max_workers,
         )
 
     # --- events ---------------------------------------------------------------------------
@@ -570,11 +599,15 @@ class Session:
         """Run one tool call from synchronous code and return its result; never raises for
         anything the agent sent.
 
-        A sync handler runs in the calling thread: a timeout cannot interrupt it, so when it
-        overruns its timeout the call waits for it and then reports ``TOOL_TIMEOUT`` (the same
-        result ``dispatch`` gives), discarding the value; ``ctx.cancelled`` turns true at the
-        deadline for handlers that poll it. An async handler runs on a private event loop of
-        the calling thread and is cancelled at its timeout.
+        By default a sync handler runs in the calling thread (its thread-local state, database
+        connections and request contexts work as usual). Python cannot stop a thread, so a
+        timeout cannot interrupt it: when it overruns, the call waits for it and then reports
+        ``TOOL_TIMEOUT`` (the same result ``dispatch`` gives), discarding the late value;
+        ``ctx.cancelled`` turns true at the deadline for handlers that poll it. With
+        ``Session(sync_dispatch="worker")`` it runs in the session's worker threads instead
+        and the call returns ``TOOL_TIMEOUT`` at the deadline, as ``dispatch`` does. An async
+        handler runs on a private event loop of the calling thread and is cancelled at its
+        timeout.
 
         Args:
             name: The tool the agent called.
@@ -619,12 +652,14 @@ class Session:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
             )
+        if self._sync_worker:
+            return runner.run_blocking(name, rid, spec, args, turn_id, timeout_ms)
         # The inline runner: a sync handler runs here, in the calling thread. This block is the
         # whole overhead of a trivial call, so it is written out rather than split into helpers.
         fn = spec.args_only
         ctx = None
         value: Any = None
-        raised: Exception | None = None
+        raised: BaseException | None = None
         watched = bool(runner.events.status)
         if watched:
             runner.enter()
@@ -635,7 +670,9 @@ class Session:
             if fn is not None:
                 try:
                     value = fn(args)
-                except Exception as exc:
+                except BaseException as exc:  # the one boundary: settle decides what it means
+                    if isinstance(exc, PASSED):
+                        raise
                     raised = exc
             else:
                 ctx = runner.context(name, rid, turn_id, timeout_ms)
@@ -646,7 +683,9 @@ class Session:
                     cancel(ctx)
                 try:
                     value = spec.call(args, ctx)
-                except Exception as exc:
+                except BaseException as exc:
+                    if isinstance(exc, PASSED):
+                        raise
                     raised = exc
                 finally:
                     del live[ctx]
@@ -677,7 +716,11 @@ class Session:
         An async handler runs in the awaiting task and is cancelled at its timeout; a sync
         handler runs in a worker thread of the session (a thread cannot be stopped: at the
         timeout the call returns ``TOOL_TIMEOUT``, ``ctx.cancel_event`` is set and the thread
-        runs on until the handler returns).
+        runs on until the handler returns, no longer counted against the workers other calls
+        get, up to ``Limits.max_abandoned_threads``; past that bound a call that finds no
+        worker gets ``TOOL_WORKERS_EXHAUSTED``). Whatever a handler raises becomes its
+        call's result, except ``KeyboardInterrupt``, ``SystemExit`` and the cancellation of
+        the awaiting task itself.
 
         Args:
             name: The tool the agent called.
@@ -686,7 +729,9 @@ class Session:
             tool_request_id: The provider's id for this call (default: a fresh unique id).
 
         Returns:
-            The ``ToolResult``. Cancelling the awaiting task still raises ``CancelledError``.
+            The ``ToolResult``. Cancelling the awaiting task still raises ``CancelledError`` (a
+            ``CancelledError`` a handler raises on its own, say from a task it cancelled, is
+            its ``TOOL_HANDLER_ERROR``).
 
         Example:
             >>> import asyncio
@@ -778,3 +823,32 @@ class Session:
         if spec is None:
             return self._events.report(_result.handler_not_found(name, rid))
         return entry, args, spec, timeout_ms
+
+
+def _check_workers(sync_dispatch: Any, executor: Any, max_workers: Any) -> None:
+    """Refuse a bad ``sync_dispatch``/``executor``/``max_workers`` with ``INVALID_INPUT``."""
+    if sync_dispatch not in ("inline", "worker"):
+        raise PedelecError(
+            INVALID_INPUT,
+            f'sync_dispatch must be "inline" or "worker", got {sync_dispatch!r}.',
+            {"field": "sync_dispatch"},
+        )
+    if executor is not None:
+        if not callable(getattr(executor, "submit", None)):
+            raise PedelecError(
+                INVALID_INPUT,
+                f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}.",
+                {"field": "executor"},
+            )
+        if max_workers is not None:
+            raise PedelecError(
+                INVALID_INPUT,
+                "Give executor or max_workers, not both: max_workers sizes the session's own pool.",
+                {"field": "max_workers"},
+            )
+    if max_workers is not None and (type(max_workers) is not int or max_workers < 1):
+        raise PedelecError(
+            INVALID_INPUT,
+            f"max_workers must be a positive integer, got {max_workers!r}.",
+            {"field": "max_workers"},
+        )

@@ -8,14 +8,17 @@ even when the same callback was subscribed twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, final
+from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from pedelec.errors import INVALID_INPUT, PedelecError
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
 
-__all__ = ["Events", "SessionStatus", "logger"]
+__all__ = ["PASSED", "Events", "SessionStatus", "log_error", "logger"]
+
+#: What is let through every boundary (a handler's, a callback's): the process is stopping.
+PASSED: Final = (KeyboardInterrupt, SystemExit)
 
 #: ``idle``: no call is running; ``waiting_tool_result``: at least one handler is running;
 #: ``ended``: ``end()`` was called. A failed call is only that call's result, so there is no
@@ -35,6 +38,15 @@ def logger() -> Any:
         # tracebacks pedelec logs on the application's stderr when it configured no logging.
         log.addHandler(logging.NullHandler())
     return log
+
+
+def log_error(message: str, *args: Any, exc: BaseException) -> None:
+    """Log ``exc`` to the ``pedelec`` logger; a logging setup that raises is ignored, so that it
+    can never turn a call's result into an exception."""
+    from contextlib import suppress
+
+    with suppress(Exception):
+        logger().error(message, *args, exc_info=exc)
 
 
 @final
@@ -84,11 +96,17 @@ class Events:
 
 
 def safe_call(callback: Callable[..., object], *args: Any) -> None:
-    """Call a developer's callback; an exception is logged, never passed on to the caller."""
+    """Call a developer's callback; what it raises is logged, never passed on to the caller.
+
+    Any ``BaseException`` but ``KeyboardInterrupt`` and ``SystemExit`` is contained: a callback
+    cannot change a call's result, and the status bookkeeping around it always completes.
+    """
     try:
         callback(*args)
-    except Exception:
-        logger().exception("pedelec: a session callback raised; it was ignored")
+    except BaseException as exc:
+        if isinstance(exc, PASSED):
+            raise
+        log_error("pedelec: a session callback raised; it was ignored", exc=exc)
 
 
 def noop() -> None:

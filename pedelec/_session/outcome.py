@@ -1,22 +1,26 @@
 """The one step from what a handler did (returned a value, raised, or overran) to its result.
 
 Every runner ends in ``settle``, so the rules live here once: a value is copied out as plain
-JSON, a raised ``PedelecError`` passes with its own code, any other exception becomes
-``TOOL_HANDLER_ERROR`` (logged), and a call that outlived its deadline or its session gets
-``TOOL_TIMEOUT`` or ``SESSION_ENDED`` whatever the handler did. This is the exception boundary.
+JSON and checked for what the wire can carry (an int the interpreter will not write as text, a
+lone surrogate: ``SUBMIT_TOOL_RESULT_FAILED``), a raised ``PedelecError`` passes with its own
+code, anything else raised becomes ``TOOL_HANDLER_ERROR`` (logged), and a call that outlived
+its deadline or its session gets ``TOOL_TIMEOUT`` or ``SESSION_ENDED`` whatever the handler did.
+This is the exception boundary: the runners hand ``settle`` every ``BaseException`` a handler
+raised except ``KeyboardInterrupt``, ``SystemExit`` (``PASSED``) and the caller's own
+cancellation, and ``settle`` itself cannot raise.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pedelec import _result
-from pedelec._args import SCALARS, flat_copy
+from pedelec._args import flat_copy
 from pedelec._context import cancel
 from pedelec._json import NotJsonError, clone_json
-from pedelec._result import ToolResult
-from pedelec._session.events import logger
+from pedelec._result import SAFE_INT, ToolResult, has_surrogate, wire_problem
+from pedelec._session.events import log_error
 from pedelec.errors import PedelecError
 
 if TYPE_CHECKING:
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
     from pedelec._session.events import Events
 
 __all__ = ["Overdue", "cancelled_type", "discard", "settle"]
+
+_LOW: Final = -SAFE_INT
 
 
 class Overdue(NamedTuple):
@@ -42,7 +48,7 @@ def settle(
     events: Events,
     overdue: Overdue | None = None,
 ) -> ToolResult:
-    """The result of a handler that returned ``value`` or raised ``raised``.
+    """The result of a handler that returned ``value`` or raised ``raised``; never raises.
 
     Args:
         name: The tool's name.
@@ -59,30 +65,66 @@ def settle(
     if raised is not None:
         if isinstance(raised, PedelecError):
             return _domain_error(name, rid, raised, events)
-        logger().error('pedelec: the handler of tool "%s" raised', name, exc_info=raised)
-        return events.report(_result.handler_failed(name, rid, raised))
+        return _failed(name, rid, raised, events)
     t = type(value)
-    if t in SCALARS or (t is float and value - value == 0.0):
+    # The usual results, checked without a walk: a bounded int, ASCII text, a small flat dict.
+    if t is int:
+        if _LOW < value < SAFE_INT:
+            return ToolResult(name, rid, value)
+    elif t is str:
+        if value.isascii() or not has_surrogate(value):
+            return ToolResult(name, rid, value)
+    elif value is None or t is bool or (t is float and value - value == 0.0):
         return ToolResult(name, rid, value)
-    if t is dict and len(value) < 64:
+    elif t is dict and len(value) < 64:
         copy = flat_copy(value)
-        if copy is not None and not (len(copy) == 1 and "error" in copy):
+        if copy is not None and _sendable_flat(copy) and not (len(copy) == 1 and "error" in copy):
             return ToolResult(name, rid, copy)
-    result = _result.from_value(name, rid, value)
+    try:
+        result = _result.from_value(name, rid, value)
+    except Exception as exc:  # a value hostile to being looked at (its __class__ raises)
+        result = _result.result_unreadable(name, rid, exc)
     if result.value is None and result.error is not None:
         events.report(result)  # only a value that is not JSON gets here
     return result
 
 
+def _sendable_flat(copy: dict[str, Any]) -> bool:
+    """Whether a flat dict of JSON scalars holds no over-long int and no surrogate."""
+    for key, item in copy.items():
+        if not key.isascii() and has_surrogate(key):
+            return False
+        kind = type(item)
+        if kind is str:
+            if not item.isascii() and has_surrogate(item):
+                return False
+        elif kind is int and not _LOW < item < SAFE_INT:
+            return False
+    return True
+
+
+def _failed(name: str, rid: str | int, raised: BaseException, events: Events) -> ToolResult:
+    log_error('pedelec: the handler of tool "%s" raised', name, exc=raised)
+    return events.report(_result.handler_failed(name, rid, raised))
+
+
 def _domain_error(name: str, rid: str | int, exc: PedelecError, events: Events) -> ToolResult:
     """A ``PedelecError`` the handler raised: passed on with its code, details copied."""
-    details = exc.details
+    try:
+        code, message, details = str(exc.code), str(exc.message), exc.details
+    except Exception:  # a code or message whose __str__ raises
+        return _failed(name, rid, exc, events)
     if details is not None:
         try:
             details = clone_json(details)
         except NotJsonError as bad:
             return events.report(_result.details_not_json(name, rid, exc, bad))
-    return ToolResult(name, rid, None, PedelecError(str(exc.code), str(exc.message), details))
+        except Exception:
+            return _failed(name, rid, exc, events)
+        problem = wire_problem(details)
+        if problem is not None:
+            return events.report(_result.details_unsendable(name, rid, exc, problem))
+    return ToolResult(name, rid, None, PedelecError(code, message, details))
 
 
 def _overdue(
@@ -91,10 +133,8 @@ def _overdue(
     if overdue.ctx is not None:
         cancel(overdue.ctx)
     if raised is not None and not isinstance(raised, (PedelecError, cancelled_type())):
-        logger().error(
-            'pedelec: the handler of tool "%s" raised after its call was over',
-            name,
-            exc_info=raised,
+        log_error(
+            'pedelec: the handler of tool "%s" raised after its call was over', name, exc=raised
         )
     if overdue.ended:
         return _result.session_ended(name, rid, running=True)

@@ -7,12 +7,19 @@ in ``outcome.settle``.
 * ``Runner.run_async``: an async handler, in the awaiting task (``dispatch``) or on a private
   per-thread event loop (``dispatch_sync``); its first step runs eagerly and a timer is only
   armed if it suspends, so a handler that never awaits costs no more than a function call;
-* ``Runner.run_threaded``: a sync handler under ``dispatch``, in the session's worker threads.
+* ``Runner.run_threaded``: a sync handler under ``dispatch``, in the session's worker threads;
+* ``Runner.run_blocking``: a sync handler under ``dispatch_sync`` with
+  ``sync_dispatch="worker"``, in the same threads, its caller waiting on an event until the
+  deadline.
 
 Timeouts and ``end()`` cancel an awaited call the way ``asyncio.timeout`` does: by cancelling the
 task that awaits it and taking the cancellation back (``uncancel``) once the handler has stopped,
-so the caller gets a result while a cancellation from elsewhere still propagates. Nothing here
-imports ``asyncio`` or ``threading`` at module level.
+so the caller gets a result while a cancellation from elsewhere still propagates; a
+``CancelledError`` with no cancellation request of the task behind it is the handler's own
+outcome. A threaded handler's outcome travels back as a value, never as the future's exception
+(see ``_call_unless_cancelled``). The worker threads are ``Workers``, the session's own pool
+that replaces threads held by overrunning handlers, or ``Borrowed``, an executor the
+application gave. Nothing here imports ``asyncio`` or ``threading`` at module level.
 """
 
 from __future__ import annotations
@@ -25,26 +32,45 @@ from typing import TYPE_CHECKING, Any, Final, final
 from pedelec import _result
 from pedelec._context import ToolCallContext, cancel, cancel_requested
 from pedelec._result import request_id
-from pedelec._session.events import Events, logger, safe_call
+from pedelec._session.events import PASSED, Events, log_error, safe_call
 from pedelec._session.outcome import Overdue, settle
+from pedelec.errors import PedelecError
+from pedelec.limits import DEFAULT_MAX_ABANDONED_THREADS
 
 if TYPE_CHECKING:
     from pedelec._handlers import HandlerSpec
     from pedelec._result import ToolResult
 
-__all__ = ["Runner", "private_loop"]
-
-#: The results after which a threaded handler still runs on, unobserved.
-_LATE_CODES: Final = frozenset({"TOOL_TIMEOUT", "SESSION_ENDED"})
+__all__ = ["Runner", "default_workers", "private_loop"]
 
 
 @final
 class Runner:
     """The running calls of one session: counting, deadlines, ``end()`` and the worker threads."""
 
-    __slots__ = ("_executor", "_lock", "ended", "events", "live", "running", "session_id")
+    __slots__ = (
+        "_executor",
+        "_lock",
+        "_max_abandoned",
+        "_max_workers",
+        "_workers",
+        "ended",
+        "events",
+        "live",
+        "running",
+        "session_id",
+    )
 
-    def __init__(self, session_id: str, lock: Any, events: Events) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        lock: Any,
+        events: Events,
+        *,
+        executor: Any = None,
+        max_workers: int | None = None,
+        max_abandoned: int = DEFAULT_MAX_ABANDONED_THREADS,
+    ) -> None:
         self.session_id = session_id
         self._lock = lock
         self.events = events
@@ -54,7 +80,10 @@ class Runner:
         self.ended = False
         # Calls end() must cancel: key -> a function that cancels that key from any thread.
         self.live: dict[Any, Callable[[Any], None]] = {}
-        self._executor: Any = None
+        self._executor = executor
+        self._max_workers = max_workers
+        self._max_abandoned = max_abandoned
+        self._workers: Workers | Borrowed | None = None
 
     def context(
         self, name: str, rid: str | int, turn_id: str | None, timeout_ms: int
@@ -71,12 +100,12 @@ class Runner:
                 return False
             self.ended = True
             live = list(self.live.items())
-            executor, self._executor = self._executor, None
+            workers, self._workers = self._workers, None
             ended_cbs = self.events.take_ended()
         for key, stop in live:
             safe_call(stop, key)
-        if executor is not None:
-            executor.shutdown(wait=False)
+        if workers is not None:
+            workers.close()
         self.events.emit_status("ended")
         for (cb,) in ended_cbs:
             safe_call(cb)
@@ -90,7 +119,11 @@ class Runner:
             self.running.append(None)
             first = len(self.running) == 1 and not self.ended
         if first:
-            self.events.emit_status("waiting_tool_result")
+            try:
+                self.events.emit_status("waiting_tool_result")
+            except BaseException:  # KeyboardInterrupt in a callback: the call does not run
+                self.leave()
+                raise
 
     def leave(self) -> None:
         if not self.events.status:
@@ -114,7 +147,7 @@ class Runner:
         fn = spec.args_only
         ctx = None
         value: Any = None
-        raised: Exception | None = None
+        raised: BaseException | None = None
         self.enter()
         try:
             start = monotonic()
@@ -128,14 +161,19 @@ class Runner:
                 first = it.send(None)
             except StopIteration as stop:
                 value = stop.value
-            except Exception as exc:
+            except BaseException as exc:
+                # Nothing can have cancelled the caller yet: its cancellation is delivered at
+                # a suspension, and the handler has not suspended. So this is the handler's.
+                if isinstance(exc, PASSED):
+                    raise
                 raised = exc
             else:
                 # The handler suspended: from here on a timer (and end()) may cancel it.
                 deadline = start + timeout_ms / 1000
-                return await self._await_rest(
-                    name, rid, ctx, Resume(it, first), deadline, timeout_ms
+                value, raised, overdue = await self._await_rest(
+                    ctx, Resume(it, first), deadline, timeout_ms
                 )
+                return settle(name, rid, value, raised, self.events, overdue)
             overdue = None
             if monotonic() - start > timeout_ms / 1000 or self.ended:
                 overdue = Overdue(timeout_ms, ctx, self.ended)
@@ -153,7 +191,6 @@ class Runner:
         timeout_ms: int,
     ) -> ToolResult:
         import asyncio
-        import contextvars
 
         # Always a context here: its flag tells a worker that picks the call up late not to
         # start it, and its event tells a running handler that nobody waits any more.
@@ -161,50 +198,142 @@ class Runner:
         self.enter()
         try:
             start = monotonic()
-            executor = self._get_executor()
-            if executor is None:  # the session ended meanwhile
+            workers = self._get_workers()
+            if workers is None:  # the session ended meanwhile
                 return _result.session_ended(name, rid)
-            run = contextvars.copy_context().run
-            fn = spec.args_only
-            if fn is not None:
-                future = executor.submit(run, _call_unless_cancelled, ctx, fn, args)
-            else:
-                future = executor.submit(run, _call_unless_cancelled, ctx, spec.call, args, ctx)
+            try:
+                job = _submit(workers, ctx, spec, args)
+            except Refused as refused:
+                return self._refused(name, rid, refused)
             deadline = start + timeout_ms / 1000
-            result = await self._await_rest(
-                name, rid, ctx, asyncio.wrap_future(future), deadline, timeout_ms
-            )
-            if result.error is not None and result.error.code in _LATE_CODES:
-                future.add_done_callback(lambda f: _log_late(name, f))
-            return result
+            try:
+                outcome, raised, overdue = await self._await_rest(
+                    ctx, asyncio.wrap_future(job), deadline, timeout_ms
+                )
+            except BaseException:  # the caller's own cancellation: nobody waits any more
+                cancel(ctx)
+                workers.abandon(job)
+                job.add_done_callback(lambda f: _log_late(name, f))
+                raise
+            if overdue is None and raised is not None:
+                # Only a future cancelled by a borrowed executor's shutdown gets here.
+                return self.events.report(_result.workers_refused(name, rid, type(raised).__name__))
+            return self._threaded_result(name, rid, ctx, job, workers, outcome, overdue)
         finally:
             self.leave()
 
-    def _get_executor(self) -> Any:
-        executor = self._executor
-        if executor is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with self._lock:
-                if self.ended:
-                    return None
-                executor = self._executor
-                if executor is None:
-                    executor = self._executor = ThreadPoolExecutor(
-                        thread_name_prefix=f"pedelec-{self.session_id[:8]}"
-                    )
-        return executor
-
-    async def _await_rest(
+    def run_blocking(
         self,
         name: str,
         rid: str | int,
+        spec: HandlerSpec,
+        args: dict[str, Any],
+        turn_id: str | None,
+        timeout_ms: int,
+    ) -> ToolResult:
+        """A sync handler under ``dispatch_sync`` with ``sync_dispatch="worker"``: in a worker
+        thread, the caller waiting at most until the deadline (or ``end()``)."""
+        import threading
+
+        ctx = self.context(name, rid, turn_id, timeout_ms)
+        self.enter()
+        try:
+            start = monotonic()
+            workers = self._get_workers()
+            if workers is None:
+                return _result.session_ended(name, rid)
+            try:
+                job = _submit(workers, ctx, spec, args)
+            except Refused as refused:
+                return self._refused(name, rid, refused)
+            waiter = Waiter(ctx, threading.Event())
+            job.add_done_callback(waiter.wake)
+            with self._lock:
+                ended = self.ended
+                if not ended:
+                    self.live[waiter] = Waiter.end
+            try:
+                if not ended:
+                    waiter.event.wait(max(0.0, start + timeout_ms / 1000 - monotonic()))
+            except BaseException:  # KeyboardInterrupt while waiting
+                cancel(ctx)
+                workers.abandon(job)
+                raise
+            finally:
+                with self._lock:
+                    self.live.pop(waiter, None)
+            overdue = None
+            outcome: Any = None
+            if job.done() and not self.ended:
+                if job.cancelled():  # by a borrowed executor's shutdown
+                    return self.events.report(_result.workers_refused(name, rid, "CancelledError"))
+                outcome = job.result()  # (value, raised); KeyboardInterrupt/SystemExit re-raise
+            else:
+                overdue = Overdue(timeout_ms, ctx, self.ended)
+            return self._threaded_result(name, rid, ctx, job, workers, outcome, overdue)
+        finally:
+            self.leave()
+
+    def _threaded_result(
+        self,
+        name: str,
+        rid: str | int,
+        ctx: ToolCallContext,
+        job: Any,
+        workers: Workers | Borrowed,
+        outcome: Any,
+        overdue: Overdue | None,
+    ) -> ToolResult:
+        """The result of a threaded call its caller stopped waiting for (done, or overdue)."""
+        if overdue is None:
+            return settle(name, rid, outcome[0], outcome[1], self.events)
+        cancel(ctx)
+        started = workers.abandon(job)
+        if not started and not overdue.ended:
+            held = workers.starved()
+            if held:
+                return self.events.report(_result.workers_exhausted(name, rid, False, held))
+        job.add_done_callback(lambda f: _log_late(name, f))
+        return settle(name, rid, None, None, self.events, overdue)
+
+    def _refused(self, name: str, rid: str | int, refused: Refused) -> ToolResult:
+        if self.ended:  # end() raced the call: the pool was closed under it
+            return _result.session_ended(name, rid)
+        return self.events.report(refused.result(name, rid))
+
+    def _get_workers(self) -> Workers | Borrowed | None:
+        workers = self._workers
+        if workers is None:
+            with self._lock:
+                if self.ended:
+                    return None
+                workers = self._workers
+                if workers is None:
+                    if self._executor is not None:
+                        workers = Borrowed(self._executor)
+                    else:
+                        workers = Workers(
+                            f"pedelec-{self.session_id[:8]}",
+                            self._max_workers or default_workers(),
+                            self._max_abandoned,
+                        )
+                    self._workers = workers
+        return workers
+
+    async def _await_rest(
+        self,
         ctx: ToolCallContext | None,
         awaitable: Any,
         deadline: float,
         timeout_ms: int,
-    ) -> ToolResult:
-        """Await a running handler under its deadline and ``end()``; turn it into a result."""
+    ) -> tuple[Any, BaseException | None, Overdue | None]:
+        """Await a running handler under its deadline and ``end()``: (value, raised, overdue).
+
+        What the handler raised is returned, whatever it is, except ``KeyboardInterrupt``,
+        ``SystemExit`` and the caller's own cancellation or close, which propagate. A
+        ``CancelledError`` is the caller's when its task has more cancellation requests than
+        when the call started, not counting the one a timer or ``end()`` made here.
+        """
         import asyncio
 
         value: Any = None
@@ -214,9 +343,11 @@ class Runner:
         if task is None:  # driven by something other than an asyncio task: no timer possible
             try:
                 value = await awaitable
-            except Exception as exc:
+            except BaseException as exc:
+                if isinstance(exc, PASSED) or _closed_by_caller(awaitable, exc):
+                    raise
                 raised = exc
-            return settle(name, rid, value, raised, self.events)
+            return value, raised, None
         call = Call(loop, task, ctx)
         cancelling = task.cancelling()
         handle = loop.call_at(loop.time() + (deadline - monotonic()), call.expire)
@@ -228,11 +359,9 @@ class Runner:
             call.cancel("ended")
         try:
             value = await awaitable
-        except asyncio.CancelledError as exc:
-            if call.reason is None:
+        except BaseException as exc:
+            if isinstance(exc, PASSED) or _closed_by_caller(awaitable, exc):
                 raise
-            raised = exc
-        except Exception as exc:
             raised = exc
         finally:
             call.done = True
@@ -245,9 +374,50 @@ class Runner:
             if task.uncancel() > cancelling and isinstance(raised, asyncio.CancelledError):
                 raise raised
             overdue = Overdue(timeout_ms, ctx, self.ended)
+        elif isinstance(raised, asyncio.CancelledError) and task.cancelling() > cancelling:
+            raise raised  # the caller was cancelled: that is not the handler's outcome
         elif self.ended:  # ended while the handler ran, too late to cancel it
             overdue = Overdue(timeout_ms, ctx, True)
-        return settle(name, rid, value, raised, self.events, overdue)
+        return value, raised, overdue
+
+
+def _closed_by_caller(awaitable: Any, exc: BaseException) -> bool:
+    """Whether ``exc`` is the ``GeneratorExit`` of the caller closing the call's coroutine.
+
+    A ``Resume`` knows when it was closed; a worker's future never raises one of its own.
+    """
+    if not isinstance(exc, GeneratorExit):
+        return False
+    return not isinstance(awaitable, Resume) or awaitable.closed
+
+
+def _submit(workers: Workers | Borrowed, ctx: ToolCallContext, spec: HandlerSpec, args: Any) -> Any:
+    import contextvars
+
+    run = contextvars.copy_context().run
+    fn = spec.args_only
+    if fn is not None:
+        return workers.submit(run, _call_unless_cancelled, ctx, fn, args)
+    return workers.submit(run, _call_unless_cancelled, ctx, spec.call, args, ctx)
+
+
+@final
+class Waiter:
+    """A ``dispatch_sync`` caller waiting for a worker thread (``sync_dispatch="worker"``)."""
+
+    __slots__ = ("ctx", "event")
+
+    def __init__(self, ctx: ToolCallContext, event: Any) -> None:
+        self.ctx = ctx
+        self.event = event
+
+    def wake(self, _future: Any = None) -> None:
+        self.event.set()
+
+    def end(self) -> None:
+        """``end()``: the handler is told, and its caller stops waiting."""
+        cancel(self.ctx)
+        self.event.set()
 
 
 @final
@@ -285,40 +455,43 @@ class Call:
 class Resume:
     """Await the rest of an awaitable whose first step was already taken."""
 
-    __slots__ = ("first", "it")
+    __slots__ = ("closed", "first", "it")
 
     def __init__(self, it: Any, first: Any) -> None:
         self.it = it
         self.first = first
+        self.closed = False  # set when the caller closed the awaiting coroutine
 
     def __await__(self) -> Generator[Any, Any, Any]:
-        return drive(self.it, self.first)
+        return self.drive()
 
-
-def drive(it: Any, yielded: Any) -> Generator[Any, Any, Any]:
-    # ``yield from it`` after its first ``send``: every value goes up to the task, every value
-    # or exception the task sends (cancellation included) goes down to the handler.
-    while True:
-        try:
-            sent = yield yielded
-        except GeneratorExit:
-            close = getattr(it, "close", None)
-            if close is not None:
-                close()
-            raise
-        except BaseException as exc:
-            throw = getattr(it, "throw", None)
-            if throw is None:
+    def drive(self) -> Generator[Any, Any, Any]:
+        # ``yield from it`` after its first ``send``: every value goes up to the task, every
+        # value or exception the task sends (cancellation included) goes down to the handler.
+        it = self.it
+        yielded = self.first
+        while True:
+            try:
+                sent = yield yielded
+            except GeneratorExit:
+                self.closed = True
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
                 raise
-            try:
-                yielded = throw(exc)
-            except StopIteration as stop:
-                return stop.value
-        else:
-            try:
-                yielded = it.send(sent)
-            except StopIteration as stop:
-                return stop.value
+            except BaseException as exc:
+                throw = getattr(it, "throw", None)
+                if throw is None:
+                    raise
+                try:
+                    yielded = throw(exc)
+                except StopIteration as stop:
+                    return stop.value
+            else:
+                try:
+                    yielded = it.send(sent)
+                except StopIteration as stop:
+                    return stop.value
 
 
 # --- private event loops for async handlers under dispatch_sync --------------------------------
@@ -365,12 +538,25 @@ def private_loop() -> Any:
     return holder.loop
 
 
-def _call_unless_cancelled(ctx: ToolCallContext, fn: Callable[..., Any], *args: Any) -> Any:
+def _call_unless_cancelled(
+    ctx: ToolCallContext, fn: Callable[..., Any], *args: Any
+) -> tuple[Any, BaseException | None]:
+    """Run a threaded handler: ``(value, None)`` or ``(None, what it raised)``.
+
+    The outcome is returned, never raised, because a ``Future`` cannot carry every exception:
+    ``StopIteration`` cannot be set on an asyncio future (the call would hang to its timeout),
+    and ``concurrent.futures.CancelledError`` turns into the awaiting task's own cancellation.
+    """
     # A worker that picks the call up late (all workers busy, session ended) must not start a
     # handler whose caller has already stopped waiting.
     if cancel_requested(ctx):
-        return None
-    return fn(*args)
+        return None, None
+    try:
+        return fn(*args), None
+    except BaseException as exc:
+        if isinstance(exc, PASSED):
+            raise
+        return None, exc
 
 
 def _log_late(name: str, future: Any) -> None:
@@ -378,7 +564,260 @@ def _log_late(name: str, future: Any) -> None:
     if future.cancelled():
         return
     exc = future.exception()
-    if exc is not None:
-        logger().error(
-            'pedelec: the handler of tool "%s" raised after its call was over', name, exc_info=exc
-        )
+    if exc is None:
+        exc = future.result()[1]
+    if exc is not None and not isinstance(exc, PedelecError):
+        log_error('pedelec: the handler of tool "%s" raised after its call was over', name, exc=exc)
+
+
+# --- worker threads ------------------------------------------------------------------------------
+
+
+def default_workers() -> int:
+    """The worker threads of a session that sets no size (``ThreadPoolExecutor``'s default)."""
+    import os
+
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+class Refused(Exception):
+    """No worker can take a call: the pool is held by overrunning handlers, or an executor
+    the session was given refused it."""
+
+    def __init__(self, held: int, cause: BaseException | None = None) -> None:
+        super().__init__(held)
+        self.held = held
+        self.cause = cause
+
+    def result(self, name: str, rid: str | int) -> ToolResult:
+        if self.cause is not None:
+            return _result.workers_refused(name, rid, type(self.cause).__name__)
+        return _result.workers_exhausted(name, rid, True, self.held)
+
+
+def _job_type() -> type[Any]:
+    """``Job``, defined on first use: ``concurrent.futures`` is not imported before."""
+    global _Job
+    if _Job is None:
+        from concurrent.futures import Future
+
+        class Job(Future[Any]):
+            """A call handed to a worker thread: its future, and how the pool counts it."""
+
+            def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+                super().__init__()
+                self.fn = fn
+                self.args = args
+                self.overdue = False  # its caller stopped waiting while it ran
+                self.finished = False
+
+        _Job = Job
+        return Job
+    return _Job  # type: ignore[no-any-return]
+
+
+_Job: Any = None
+
+
+@final
+class Workers:
+    """The session's own worker threads, sized ``size``, whose capacity overruns cannot take.
+
+    A thread still running a handler whose call is over (timed out, ended, cancelled) is
+    *abandoned*: up to ``spare`` of them do not count against ``size``, so a replacement thread
+    serves the other calls. Past ``spare`` they count again; a call that then finds every
+    counted thread held by such handlers is refused at once (``Refused``), and one that waited
+    in the queue reports the same at its deadline, instead of a ``TOOL_TIMEOUT`` for a handler
+    that never ran. Threads are daemons, so a handler stuck for good cannot hold up the exit
+    of the process. The pool goes with ``close()`` or when the session is collected.
+    """
+
+    __slots__ = ("__weakref__", "_pool")
+
+    def __init__(self, prefix: str, size: int, spare: int) -> None:
+        import weakref
+
+        self._pool = _Pool(prefix, size, spare)
+        weakref.finalize(self, self._pool.close)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._pool.submit(fn, args)
+
+    def abandon(self, job: Any) -> bool:
+        """The caller stopped waiting for ``job``: True when its handler had started."""
+        if job.cancel():
+            return False
+        self._pool.abandon(job)
+        return True
+
+    def starved(self) -> int:
+        return self._pool.starved()
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+@final
+class Borrowed:
+    """An executor the application gave the session: used, never shut down, not counted."""
+
+    __slots__ = ("_executor",)
+
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return self._executor.submit(fn, *args)
+        except Exception as exc:  # shut down, or a custom executor's own refusal
+            raise Refused(0, exc) from None
+
+    def abandon(self, job: Any) -> bool:
+        return not job.cancel()
+
+    def starved(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        return None
+
+
+@final
+class _Pool:
+    """The state the threads of ``Workers`` share (they hold this, not ``Workers``)."""
+
+    __slots__ = (
+        "busy",
+        "closed",
+        "idle",
+        "lock",
+        "named",
+        "overdue",
+        "prefix",
+        "queue",
+        "queued",
+        "size",
+        "spare",
+    )
+
+    def __init__(self, prefix: str, size: int, spare: int) -> None:
+        from queue import SimpleQueue
+
+        self.lock = allocate_lock()
+        self.queue: SimpleQueue[Any] = SimpleQueue()
+        self.prefix = prefix
+        self.size = size
+        self.spare = spare
+        self.idle = 0  # threads waiting for a job (or about to)
+        self.busy = 0  # threads running a job whose caller still waits
+        self.overdue = 0  # threads running a job whose caller stopped waiting
+        self.queued = 0  # jobs in the queue, not yet taken
+        self.named = 0
+        self.closed = False
+
+    def held(self) -> int:
+        """Threads that count against ``size``: abandoned ones only past ``spare``."""
+        return self.idle + self.busy + max(0, self.overdue - self.spare)
+
+    def starved(self) -> int:
+        """The threads held by overrunning handlers when they leave no capacity, else 0."""
+        with self.lock:
+            if self.busy == 0 and self.idle == 0 and self.held() >= self.size:
+                return self.overdue
+            return 0
+
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        job = _job_type()(fn, args)
+        with self.lock:
+            if self.closed:
+                raise Refused(0, RuntimeError("the session's workers were shut down"))
+            spawn = False
+            if self.queued >= self.idle:  # no idle thread is left for this job
+                if self.held() < self.size:
+                    spawn = True
+                    self.idle += 1
+                elif self.busy == 0 and self.idle == 0:
+                    raise Refused(self.overdue)
+            self.queued += 1
+        if spawn and not self._start():
+            with self.lock:
+                self.queued -= 1
+            raise Refused(self.overdue, RuntimeError("no new thread could be started"))
+        self.queue.put(job)
+        return job
+
+    def abandon(self, job: Any) -> None:
+        with self.lock:
+            if job.finished or job.overdue:
+                return
+            job.overdue = True
+            self.busy -= 1
+            self.overdue += 1
+            spawn = self.queued > self.idle and self.held() < self.size and not self.closed
+            if spawn:
+                self.idle += 1
+        if spawn:
+            self._start()
+
+    def _start(self) -> bool:
+        """Start one thread, already counted as idle; False (uncounted again) if it fails."""
+        import threading
+
+        with self.lock:
+            self.named += 1
+            name = f"{self.prefix}_{self.named}"
+        try:
+            threading.Thread(target=self.work, name=name, daemon=True).start()
+        except RuntimeError:  # the interpreter cannot start another thread
+            with self.lock:
+                self.idle -= 1
+            return False
+        return True
+
+    def work(self) -> None:
+        queue = self.queue
+        lock = self.lock
+        while True:
+            outcome: Any = None
+            error: BaseException | None = None
+            job = queue.get()
+            with lock:
+                self.idle -= 1
+                if job is None:
+                    return
+                self.queued -= 1
+                running = job.set_running_or_notify_cancel()
+                if running:
+                    self.busy += 1
+            if running:
+                try:
+                    outcome = job.fn(*job.args)
+                except BaseException as exc:  # KeyboardInterrupt/SystemExit: the caller's
+                    error = exc
+            with lock:
+                if running:
+                    job.finished = True
+                    if job.overdue:
+                        self.overdue -= 1
+                    else:
+                        self.busy -= 1
+                stay = not self.closed and self.held() < self.size
+                if stay:
+                    self.idle += 1
+            if running:
+                if error is None:
+                    job.set_result(outcome)
+                else:
+                    job.set_exception(error)
+            del job, outcome, error  # hold nothing of a call while waiting for the next
+            if not stay:
+                return
+
+    def close(self) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            waiting = self.idle
+        for _ in range(waiting):
+            self.queue.put(None)
