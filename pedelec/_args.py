@@ -190,11 +190,10 @@ def unknown_message(key: str, declared: list[str], short_repr: Callable[..., str
     shown = short_repr(key, 60)
     if not declared:
         return f"unknown property {shown}; this object takes no properties"
-    if len(key) <= 200:
-        import difflib
+    from pedelec._result import closest_name
 
-        close = difflib.get_close_matches(key, declared, n=1, cutoff=0.6)
-        if close:
-            return f'unknown property {shown}; did you mean "{close[0]}"?'
+    close = closest_name(key, declared)
+    if close is not None:
+        return f'unknown property {shown}; did you mean "{close}"?'
     listed = ", ".join(f'"{k}"' for k in declared[:20])
     return f"unknown property {shown}; declared properties are {listed}"
