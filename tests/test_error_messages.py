@@ -305,6 +305,15 @@ SCHEMA_RULES = [
         id="default-not-valid",
     ),
     pytest.param(
+        # Registration applies the call-time bound: a default the validator would refuse to
+        # search (longer than max_pattern_length) is refused here too.
+        prop({"type": "string", "pattern": "^a", "default": "a" * 1025}),
+        "/properties/q/default",
+        "default",
+        'Invalid schema for tool "search" at /properties/q/default: "default" is not valid for its own node (is 1025 characters long, too long to check against pattern "^a" (limit 1024); send a shorter string); fix the default or remove it.',
+        id="default-longer-than-the-pattern-bound",
+    ),
+    pytest.param(
         prop({"type": "string", "examples": "en"}),
         "/properties/q/examples",
         "examples",

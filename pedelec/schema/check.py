@@ -12,7 +12,8 @@ The check runs in three passes, each on data the previous pass made safe:
 2. An iterative walk (no recursion, so a 10 000-deep schema is an error, not a ``RecursionError``)
    checks every node against ``SUBSET`` in document order and stops at the first problem.
 3. Once the whole structure is known to be inside the subset, every ``default`` and ``examples``
-   entry is validated against its own node with the real validator.
+   entry is tested against its own node by the one interpreter (``interpret.accepts``), with
+   the call-time ``pattern`` bound.
 """
 
 from __future__ import annotations
@@ -193,9 +194,9 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
     """Validate each ``default`` and ``examples`` entry against the node that holds it."""
     if not nodes:
         return
-    # Imported here: the validator is only needed by schemas that carry examples. A node is
-    # walked directly (accepts); code is generated only to describe a failure.
-    from pedelec.schema._compile import accepts
+    # Imported here: only schemas that carry examples need them. A node is walked directly by
+    # the one interpreter; code is generated only to describe a failure.
+    from pedelec.schema.interpret import accepts
     from pedelec.schema.validator import compile_node
 
     for path, node in nodes:
