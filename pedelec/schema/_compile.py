@@ -32,7 +32,12 @@ _ECMA_OUTSIDE: Final = {
 _ECMA_INSIDE: Final = {"\\d": "0-9", "\\w": "A-Za-z0-9_", "\\s": _ECMA_SPACE}
 
 
-@functools.lru_cache(maxsize=1024)
+# Distinct patterns whose compiled form is kept; a bound on memory, unrelated to the pattern
+# length bound that shares its number.
+_COMPILED_PATTERNS: Final = 1024
+
+
+@functools.lru_cache(maxsize=_COMPILED_PATTERNS)
 def ecma_pattern(source: str) -> re.Pattern[str]:
     """Compile a schema ``pattern`` so that it matches as ECMA-262 (JSON Schema's dialect) does.
 

@@ -23,16 +23,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pedelec._json import NotJsonError, clone_json, pointer, short_repr
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import MAX_SCHEMA_DEPTH
 from pedelec.schema.keywords import META, SUBSET, got, quoted
 
 if TYPE_CHECKING:
     from pedelec.schema.validator import ArgError
 
-__all__ = ["MAX_SCHEMA_DEPTH", "check_node", "check_schema"]
-
-#: Deepest nesting of schema nodes accepted (the root node is level 1). Real schemas stay far
-#: below it; the bound keeps compiling and validating free of deep recursion.
-MAX_SCHEMA_DEPTH: Final = 64
+__all__ = ["Invalid", "check_schema", "checked"]
 
 _Path = tuple[str | int, ...]
 
@@ -69,14 +66,29 @@ _INSTEAD: Final[Mapping[str, str]] = {
 # --- the walk -------------------------------------------------------------------------------
 
 
-class _Invalid(Exception):
-    """A rule broken at ``path`` (``keyword`` None for the node itself); internal only."""
+class Invalid(Exception):
+    """A rule broken at ``path`` (``keyword`` None for the node itself); internal only.
+
+    The path stays a tuple so a caller that names part of it (typed-tool inference names the
+    parameter) reads it as data; ``error`` turns it into the public ``PedelecError``.
+    """
 
     def __init__(self, path: _Path, keyword: str | None, clause: str) -> None:
         super().__init__(clause)
         self.path = path
         self.keyword = keyword
         self.clause = clause
+
+    def error(self, tool: str | None) -> PedelecError:
+        """The ``INVALID_INPUT`` error registration raises, naming ``tool`` when given."""
+        where = pointer(self.path) or "the root"
+        who = "" if tool is None else f" for tool {short_repr(tool)}"
+        details: dict[str, Any] = {"pointer": pointer(self.path), "keyword": self.keyword}
+        if tool is not None:
+            details["tool"] = tool
+        return PedelecError(
+            INVALID_INPUT, f"Invalid schema{who} at {where}: {self.clause}.", details
+        )
 
 
 def _unsupported(keyword: str, kind: str | None) -> str:
@@ -93,7 +105,7 @@ def _unsupported(keyword: str, kind: str | None) -> str:
 def _kind_of(node: Any, path: _Path) -> str:
     """The kind of a node (a key of ``SUBSET``), or raise for a node that has none."""
     if type(node) is not dict:
-        raise _Invalid(
+        raise Invalid(
             path,
             None,
             f'expected a schema node (an object with "type" or "oneOf"), got {got(node)}; '
@@ -102,7 +114,7 @@ def _kind_of(node: Any, path: _Path) -> str:
     if "type" in node:
         kind = node["type"]
         if "oneOf" in node:
-            raise _Invalid(
+            raise Invalid(
                 (*path, "oneOf"),
                 "oneOf",
                 '"oneOf" cannot stand beside "type" in one node; remove "type" here and give '
@@ -119,7 +131,7 @@ def _kind_of(node: Any, path: _Path) -> str:
             )
         else:
             fix = "use one of these names"
-        raise _Invalid(
+        raise Invalid(
             (*path, "type"),
             "type",
             f'"type" must be one of {_join([quoted(t) for t in _TYPES])}, got {got(kind)}; {fix}',
@@ -128,8 +140,8 @@ def _kind_of(node: Any, path: _Path) -> str:
         return "oneOf"
     for keyword in node:
         if keyword in _INSTEAD:
-            raise _Invalid((*path, keyword), keyword, _unsupported(keyword, None))
-    raise _Invalid(
+            raise Invalid((*path, keyword), keyword, _unsupported(keyword, None))
+    raise Invalid(
         path,
         "type",
         f'a schema node needs "type" (one of {_join([quoted(t) for t in _TYPES])}) or "oneOf"; '
@@ -158,7 +170,7 @@ def _walk(root: Any) -> None:
     while stack:
         path, node, depth = stack.pop()
         if depth > MAX_SCHEMA_DEPTH:
-            raise _Invalid(
+            raise Invalid(
                 path,
                 None,
                 f"the schema is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of nodes); "
@@ -172,18 +184,18 @@ def _walk(root: Any) -> None:
                 continue
             rule = rules.get(keyword)
             if rule is None:
-                raise _Invalid((*path, keyword), keyword, _unsupported(keyword, kind))
+                raise Invalid((*path, keyword), keyword, _unsupported(keyword, kind))
             problem = rule.check(value, node)
             if problem is not None:
                 below, clause = problem
-                raise _Invalid((*path, keyword, *below), keyword, clause)
+                raise Invalid((*path, keyword, *below), keyword, clause)
             if rule.children is not None:
                 children.extend(
                     ((*path, keyword, *below), child) for below, child in rule.children(value)
                 )
         for keyword, clause in SUBSET[kind].needs.items():
             if keyword not in node:
-                raise _Invalid(path, keyword, clause)
+                raise Invalid(path, keyword, clause)
         if "default" in node or "examples" in node:
             with_examples.append((path, node))
         stack.extend((child_path, child, depth + 1) for child_path, child in reversed(children))
@@ -202,7 +214,7 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
     for path, node in nodes:
         if "default" in node and not accepts(node, node["default"]):
             errors = compile_node(node).errors(node["default"], max_errors=1)
-            raise _Invalid(
+            raise Invalid(
                 (*path, "default"),
                 "default",
                 f'"default" is not valid for its own node ({_describe(errors[0])}); '
@@ -211,7 +223,7 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
         for index, example in enumerate(node.get("examples", ())):
             if not accepts(node, example):
                 errors = compile_node(node).errors(example, max_errors=1)
-                raise _Invalid(
+                raise Invalid(
                     (*path, "examples", index),
                     "examples",
                     f'"examples" entry {index} is not valid for its own node '
@@ -260,54 +272,54 @@ _PLAIN_JSON: Final = (
 )
 
 
-def _error(path: _Path, keyword: str | None, clause: str, tool: str | None) -> PedelecError:
-    where = pointer(path) or "the root"
-    who = "" if tool is None else f" for tool {short_repr(tool)}"
-    details: dict[str, Any] = {"pointer": pointer(path), "keyword": keyword}
-    if tool is not None:
-        details["tool"] = tool
-    return PedelecError(INVALID_INPUT, f"Invalid schema{who} at {where}: {clause}.", details)
-
-
-def _clone(schema: Any, tool: str | None) -> Any:
+def _clone(schema: Any) -> Any:
     try:
         return clone_json(schema)
     except NotJsonError as exc:
         clause = f"{exc.reason}; {_PLAIN_JSON}"
-        raise _error(exc.path, _keyword_at(schema, exc.path), clause, tool) from None
+        raise Invalid(exc.path, _keyword_at(schema, exc.path), clause) from None
 
 
-def _checked(clone: Any, tool: str | None) -> dict[str, Any]:
+def _check_node(node: Any, *, tool: str | None = None) -> dict[str, Any]:
+    """Check one schema node of any kind (no root rule) and return a private JSON copy.
+
+    For tests of the rules on nodes that stand alone (a ``oneOf`` branch, an array's items);
+    errors are those of ``check_schema``, with pointers starting at ``node``.
+    """
     try:
+        clone = _clone(node)
         _walk(clone)
-    except _Invalid as bad:
-        raise _error(bad.path, bad.keyword, bad.clause, tool) from None
+    except Invalid as bad:
+        raise bad.error(tool) from None
     result: dict[str, Any] = clone
     return result
 
 
-def check_node(node: Any, *, tool: str | None = None) -> dict[str, Any]:
-    """Check one schema node (any kind) against the subset and return a private JSON copy.
-
-    The check behind ``check_schema``, without the rule that the root is an object, for a node
-    that stands alone (a ``oneOf`` branch, an array's items).
-
-    Args:
-        node: The node, e.g. ``{"type": "integer", "minimum": 0}``.
-        tool: The tool the node belongs to, named in the error message when given.
-
-    Returns:
-        A deep JSON copy of ``node`` that shares nothing with it.
+def checked(schema: Any) -> dict[str, Any]:
+    """``check_schema`` for callers inside pedelec: the first broken rule raises ``Invalid``.
 
     Raises:
-        PedelecError: ``INVALID_INPUT``, with ``details`` ``{"pointer", "keyword", "tool"?}``,
-            at the first rule the node breaks.
-
-    Example:
-        >>> check_node({"type": "integer", "minimum": 0})
-        {'type': 'integer', 'minimum': 0}
+        Invalid: with the path as a tuple of parts, the keyword and the clause.
     """
-    return _checked(_clone(node, tool), tool)
+    clone = _clone(schema)
+    if type(clone) is dict and clone.get("type") == "object":
+        _walk(clone)
+        result: dict[str, Any] = clone
+        return result
+    path: _Path = ()
+    keyword: str | None = "type"
+    if type(clone) is not dict:
+        keyword, arrived = None, got(clone)
+    elif "type" in clone:
+        path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
+    else:
+        arrived = 'a node without "type"'
+    raise Invalid(
+        path,
+        keyword,
+        f'the root must be {{"type": "object", ...}}, got {arrived}; a tool\'s arguments are always '
+        f'an object (a tool without arguments uses {{"type": "object", "properties": {{}}}})',
+    )
 
 
 def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
@@ -329,21 +341,7 @@ def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
         >>> check_schema({"type": "object", "properties": {"delta": {"type": "integer"}}})
         {'type': 'object', 'properties': {'delta': {'type': 'integer'}}}
     """
-    clone = _clone(schema, tool)
-    if type(clone) is dict and clone.get("type") == "object":
-        return _checked(clone, tool)
-    path: _Path = ()
-    keyword: str | None = "type"
-    if type(clone) is not dict:
-        keyword, arrived = None, got(clone)
-    elif "type" in clone:
-        path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
-    else:
-        arrived = 'a node without "type"'
-    raise _error(
-        path,
-        keyword,
-        f'the root must be {{"type": "object", ...}}, got {arrived}; a tool\'s arguments are always '
-        f'an object (a tool without arguments uses {{"type": "object", "properties": {{}}}})',
-        tool,
-    )
+    try:
+        return checked(schema)
+    except Invalid as bad:
+        raise bad.error(tool) from None

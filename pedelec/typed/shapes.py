@@ -13,6 +13,7 @@ import typing_extensions as te
 
 from pedelec._context import ToolCallContext
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import MAX_TYPED_VALUE_DEPTH
 from pedelec.schema import overlap
 from pedelec.typed.convert import (
     Convert,
@@ -342,7 +343,7 @@ def _scalar_type(value: Any) -> str | None:
 
 
 def _to_json(value: Any, depth: int) -> Any:
-    if depth > 64:
+    if depth > MAX_TYPED_VALUE_DEPTH:
         raise ValueError("nested too deeply, or it contains itself")
     if isinstance(value, enum.Enum):
         value = value.value
