@@ -697,6 +697,17 @@ REJECTED: list[tuple[str, Any, Any, str]] = [
             f"\"12\", {AMBIGUOUS}; str already accepts those values; drop Literal['12'] or str"
         ),
     ),
+    (
+        # The witness is written by the one message vocabulary: control characters escaped.
+        "literal_with_control_characters",
+        Literal["a\tb\x01"] | str,
+        NO_DEFAULT,
+        where(
+            "the union Literal['a\\tb\\x01'] | str is ambiguous: Literal['a\\tb\\x01'] and str "
+            f'can both match "a\\tb\\u0001", {AMBIGUOUS}; str already accepts those values; '
+            "drop Literal['a\\tb\\x01'] or str"
+        ),
+    ),
     # parameters the call cannot fill, or the schema cannot describe
     (
         "any",
