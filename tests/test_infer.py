@@ -25,6 +25,7 @@ from typing_extensions import Doc, ReadOnly, TypeAliasType
 
 from pedelec import compile_schema
 from pedelec._context import ToolCallContext
+from pedelec._handlers import HandlerSpec
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.markers import (
     Description,
@@ -39,7 +40,6 @@ from pedelec.markers import (
     UniqueItems,
 )
 from pedelec.schema import check_schema
-from pedelec.tools import HandlerSpec
 from pedelec.typed import InferredTool, infer_tool
 
 # --- types used by the table (module level: annotations are resolved in this module) ----------

@@ -66,7 +66,7 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _escape(char: str) -> str:
+def _json_escape(char: str) -> str:
     """One character as a JSON escape (a surrogate pair above U+FFFF)."""
     short = _SHORT_ESCAPES.get(char)
     if short is not None:
@@ -82,7 +82,7 @@ def _visible(text: str) -> str:
     """``text`` with every character ``str.isprintable`` refuses written as a JSON escape."""
     if text.isprintable():
         return text
-    return "".join(char if char.isprintable() else _escape(char) for char in text)
+    return "".join(char if char.isprintable() else _json_escape(char) for char in text)
 
 
 _ascii_encoders: list[Callable[[str], str]] = []

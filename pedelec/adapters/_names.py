@@ -20,9 +20,15 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 
 __all__ = ["MAX_PROVIDER_NAME_LENGTH", "PROVIDER_NAME_PATTERN", "NameMap", "name_map"]
 
-#: The tool name rule shared by the OpenAI and Anthropic APIs.
-PROVIDER_NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+#: The longest tool name the OpenAI and Anthropic APIs accept.
 MAX_PROVIDER_NAME_LENGTH: Final = 64
+#: The tool name rule shared by the OpenAI and Anthropic APIs, as the messages show it.
+_PROVIDER_RULE: Final = f"^[a-zA-Z0-9_-]{{1,{MAX_PROVIDER_NAME_LENGTH}}}$"
+#: The same rule, matched with ``fullmatch``.
+PROVIDER_NAME_PATTERN: Final = re.compile(_PROVIDER_RULE[1:-1])
+
+# Distinct tuples of tool names whose maps are kept: a bound on memory, not a name rule.
+_CACHED_NAME_SETS: Final = 256
 
 
 def provider_name(name: str) -> str:
@@ -72,7 +78,7 @@ def name_map(names: Iterable[str], provider: str) -> NameMap:
 
     Raises:
         PedelecError: ``INVALID_INPUT`` when two tools map to the same provider name, or a
-            mapped name breaks the provider's rule (longer than 64 characters).
+            mapped name breaks the provider's rule (longer than ``MAX_PROVIDER_NAME_LENGTH``).
 
     Example:
         >>> name_map(["editor.replace_selection"], "OpenAI").to_provider("editor.replace_selection")
@@ -81,7 +87,7 @@ def name_map(names: Iterable[str], provider: str) -> NameMap:
     return _name_map(tuple(names), provider)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=_CACHED_NAME_SETS)
 def _name_map(names: tuple[str, ...], provider: str) -> NameMap:
     # Cached by the exact tuple of names: a session's tool list rarely changes between turns,
     # and every dispatch of a provider call needs the table again.
@@ -108,7 +114,7 @@ def _name_map(names: tuple[str, ...], provider: str) -> NameMap:
             raise PedelecError(
                 INVALID_INPUT,
                 f'Tool "{name}" would be sent to {provider} as "{sent}", which does not match '
-                f"{provider}'s tool name rule ^[a-zA-Z0-9_-]{{1,64}}$.",
+                f"{provider}'s tool name rule {_PROVIDER_RULE}.",
                 {"tool": name, "providerName": sent},
             )
         owner[sent] = name

@@ -91,7 +91,7 @@ class Invalid(Exception):
         )
 
 
-def _unsupported(keyword: str, kind: str | None) -> str:
+def _unsupported_clause(keyword: str, kind: str | None) -> str:
     if kind is None:
         where = "a Tool Args Schema"
     else:
@@ -140,7 +140,7 @@ def _kind_of(node: Any, path: _Path) -> str:
         return "oneOf"
     for keyword in node:
         if keyword in _INSTEAD:
-            raise Invalid((*path, keyword), keyword, _unsupported(keyword, None))
+            raise Invalid((*path, keyword), keyword, _unsupported_clause(keyword, None))
     raise Invalid(
         path,
         "type",
@@ -184,7 +184,7 @@ def _walk(root: Any) -> None:
                 continue
             rule = rules.get(keyword)
             if rule is None:
-                raise Invalid((*path, keyword), keyword, _unsupported(keyword, kind))
+                raise Invalid((*path, keyword), keyword, _unsupported_clause(keyword, kind))
             problem = rule.check(value, node)
             if problem is not None:
                 below, clause = problem
@@ -217,7 +217,7 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
             raise Invalid(
                 (*path, "default"),
                 "default",
-                f'"default" is not valid for its own node ({_describe(errors[0])}); '
+                f'"default" is not valid for its own node ({_located(errors[0])}); '
                 f"fix the default or remove it",
             )
         for index, example in enumerate(node.get("examples", ())):
@@ -227,11 +227,11 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
                     (*path, "examples", index),
                     "examples",
                     f'"examples" entry {index} is not valid for its own node '
-                    f"({_describe(errors[0])}); fix the example or remove it",
+                    f"({_located(errors[0])}); fix the example or remove it",
                 )
 
 
-def _describe(error: ArgError) -> str:
+def _located(error: ArgError) -> str:
     """One validation error of an example value, located inside that value."""
     where = "" if error.path == "" else f"at {error.path}: "
     return f"{where}{error.message}"

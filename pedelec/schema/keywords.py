@@ -141,7 +141,7 @@ def _is_boolean(value: Any) -> bool:
     return type(value) is bool
 
 
-def _text(value: Any, node: Mapping[str, Any]) -> _Problem | None:
+def _check_text(value: Any, node: Mapping[str, Any]) -> _Problem | None:
     if _is_string(value):
         return None
     return (), f'"description" must be a string, got {got(value)}; write it as text'
@@ -383,7 +383,7 @@ def m_required(name: str) -> str:
 
 #: Keywords every node may carry (DESIGN §3 "shared metadata").
 META: Final[Mapping[str, Keyword]] = {
-    "description": Keyword(_text),
+    "description": Keyword(_check_text),
     "default": Keyword(_anything),
     "examples": Keyword(_example_list),
 }
