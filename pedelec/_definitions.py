@@ -57,8 +57,9 @@ def check_name(name: Any) -> str:
     if type(name) is str and _NAME.fullmatch(name):
         return name
     from pedelec._json import short_repr
+    from pedelec._json.render import SHOWN_NAME_CHARS
 
-    shown = short_repr(name, 80)
+    shown = short_repr(name, SHOWN_NAME_CHARS)
     raise PedelecError(
         INVALID_INPUT,
         f"Tool name {shown} is invalid; a name starts with a letter and continues with letters, "

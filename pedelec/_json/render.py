@@ -29,11 +29,25 @@ from pedelec._json.dump import (
     string_encoder,
 )
 
-__all__ = ["SHOWN_CHARS", "describe", "python_text", "quote", "render", "scalar_text", "type_name"]
+__all__ = [
+    "SHOWN_CHARS",
+    "SHOWN_NAME_CHARS",
+    "SHOWN_OPTION_CHARS",
+    "describe",
+    "python_text",
+    "quote",
+    "render",
+    "scalar_text",
+    "type_name",
+]
 
 #: Most characters of a value a message shows by default: a string's text inside its quotes in
 #: ``describe`` and the validator's messages, the whole rendering in ``render``.
 SHOWN_CHARS: Final = 40
+#: Most characters of a name a message shows: a tool, a property, a pattern.
+SHOWN_NAME_CHARS: Final = 80
+#: Most characters of each ``enum`` option (and of the value compared with them) a message shows.
+SHOWN_OPTION_CHARS: Final = 60
 
 # The escapes JSON writes in short form; every other character below U+0020 is \u00XX.
 _SHORT_ESCAPES: Final = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -19,7 +19,14 @@ from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from pedelec._json import json_key, short_repr, type_name
-from pedelec._json.render import SHOWN_CHARS, describe, quote, scalar_text
+from pedelec._json.render import (
+    SHOWN_CHARS,
+    SHOWN_NAME_CHARS,
+    SHOWN_OPTION_CHARS,
+    describe,
+    quote,
+    scalar_text,
+)
 
 __all__ = [
     "META",
@@ -358,25 +365,25 @@ def m_max_items(limit: Any, n: int) -> str:
 
 
 def m_enum(options: tuple[Any, ...], value: Any) -> str:
-    shown = ", ".join(scalar_text(o, 60) for o in options[:10])
+    shown = ", ".join(scalar_text(o, SHOWN_OPTION_CHARS) for o in options[:10])
     if len(options) > 10:
         shown += f", … ({len(options)} in all)"
-    return f"must be one of {shown}; got {scalar_text(value, 60)}"
+    return f"must be one of {shown}; got {scalar_text(value, SHOWN_OPTION_CHARS)}"
 
 
 def m_pattern(source: str, value: str) -> str:
-    return f"must match pattern {quote(source, 80)}, got {quote(value, SHOWN_CHARS)}"
+    return f"must match pattern {quote(source, SHOWN_NAME_CHARS)}, got {quote(value, SHOWN_CHARS)}"
 
 
 def m_pattern_too_long(source: str, limit: int, n: int) -> str:
     return (
-        f"is {n} characters long, too long to check against pattern {quote(source, 80)} "
+        f"is {n} characters long, too long to check against pattern {quote(source, SHOWN_NAME_CHARS)} "
         f"(limit {limit}); send a shorter string"
     )
 
 
 def m_required(name: str) -> str:
-    return f"missing required property {quote(name, 80)}"
+    return f"missing required property {quote(name, SHOWN_NAME_CHARS)}"
 
 
 # --- the table ------------------------------------------------------------------------------
