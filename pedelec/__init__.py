@@ -81,10 +81,10 @@ if _typing.TYPE_CHECKING:
     from pedelec.session import (
         Session as Session,
         SessionStatus as SessionStatus,
+        ToolCallContext as ToolCallContext,
         ToolResult as ToolResult,
     )
     from pedelec.tools import (
-        ToolCallContext as ToolCallContext,
         ToolDefinition as ToolDefinition,
         define_tool as define_tool,
         tool as tool,
@@ -130,7 +130,7 @@ _EXPORTS: dict[str, str] = {
     "TOOL_WORKERS_EXHAUSTED": "pedelec.errors",
     "ToolArgsSchema": "pedelec.schema.types",
     "ToolArgsSchemaNode": "pedelec.schema.types",
-    "ToolCallContext": "pedelec.tools",
+    "ToolCallContext": "pedelec.session",
     "ToolDefinition": "pedelec.tools",
     "ToolResult": "pedelec.session",
     "UniqueItems": "pedelec.markers",

@@ -10,6 +10,8 @@ from _thread import allocate_lock
 from time import monotonic, time as _wall_clock
 from typing import TYPE_CHECKING, Any, final
 
+from pedelec.limits import DEFAULT_TIMEOUT_MS
+
 if TYPE_CHECKING:
     import threading
 
@@ -68,7 +70,7 @@ class ToolCallContext:
         tool_request_id: str,
         tool: str,
         turn_id: str | None = None,
-        timeout_ms: int = 60_000,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
         started_at: float | None = None,
     ) -> None:
         self._sid = session_id

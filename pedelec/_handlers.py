@@ -61,7 +61,7 @@ def is_async_callable(fn: Any) -> bool:
     return call is not None and inspect.iscoroutinefunction(call)
 
 
-def _accepts(fn: Callable[..., Any], n: int) -> bool | None:
+def _takes(fn: Callable[..., Any], n: int) -> bool | None:
     """Whether ``fn`` can be called with ``n`` positional arguments (``None``: unknown)."""
     try:
         sig = inspect.signature(fn)
@@ -117,16 +117,16 @@ def handler_spec(fn: Any, *, tool: str | None = None, fallback: bool = False) ->
         )
     is_async = is_async_callable(fn)
     if fallback:
-        if _accepts(fn, 3) is False:
+        if _takes(fn, 3) is False:
             raise PedelecError(
                 INVALID_INPUT,
                 f"{where} must take (tool, args, ctx); {_describe_signature(fn)} cannot.",
                 details,
             )
         return HandlerSpec(lambda args, ctx: fn(ctx.tool, args, ctx), is_async, fn)
-    if _accepts(fn, 2) is not False:
+    if _takes(fn, 2) is not False:
         return HandlerSpec(fn, is_async, fn)
-    if _accepts(fn, 1):
+    if _takes(fn, 1):
         return HandlerSpec(lambda args, ctx: fn(args), is_async, fn, args_only=fn)
     raise PedelecError(
         INVALID_INPUT,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from pedelec._definitions import ToolDefinition, build_definition, check_name, legacy_input_error
 from pedelec.errors import INVALID_INPUT, PedelecError
-from pedelec.tools import ToolDefinition, build_definition, check_name, legacy_input_error
 
 __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_manifest"]
 

@@ -113,14 +113,14 @@ def _invalid(marker: str, clause: str) -> PedelecError:
     return PedelecError(INVALID_INPUT, f"{marker}: {clause}.", {"marker": marker})
 
 
-def _number(marker: str, value: Any) -> float:
+def _marker_number(marker: str, value: Any) -> float:
     if type(value) not in (int, float) or value != value or value in (float("inf"), -float("inf")):
         raise _invalid(marker, f"the bound must be a finite int or float, got {value!r}")
     bound: float = value
     return bound
 
 
-def _count(marker: str, value: Any) -> int:
+def _marker_count(marker: str, value: Any) -> int:
     if type(value) is not int or value < 0:
         raise _invalid(marker, f"the length must be an int of 0 or more, got {value!r}")
     count: int = value
@@ -147,7 +147,7 @@ class Minimum(_Marker):
     python_types = "int and float"
 
     def __init__(self, value: float) -> None:
-        super().__init__(_number("Minimum", value))
+        super().__init__(_marker_number("Minimum", value))
 
 
 @final
@@ -170,7 +170,7 @@ class Maximum(_Marker):
     python_types = "int and float"
 
     def __init__(self, value: float) -> None:
-        super().__init__(_number("Maximum", value))
+        super().__init__(_marker_number("Maximum", value))
 
 
 @final
@@ -193,7 +193,7 @@ class MinLength(_Marker):
     python_types = "str"
 
     def __init__(self, value: int) -> None:
-        super().__init__(_count("MinLength", value))
+        super().__init__(_marker_count("MinLength", value))
 
 
 @final
@@ -216,7 +216,7 @@ class MaxLength(_Marker):
     python_types = "str"
 
     def __init__(self, value: int) -> None:
-        super().__init__(_count("MaxLength", value))
+        super().__init__(_marker_count("MaxLength", value))
 
 
 @final
@@ -268,7 +268,7 @@ class MinItems(_Marker):
     python_types = "list[T] and Sequence[T]"
 
     def __init__(self, value: int) -> None:
-        super().__init__(_count("MinItems", value))
+        super().__init__(_marker_count("MinItems", value))
 
 
 @final
@@ -293,7 +293,7 @@ class MaxItems(_Marker):
     python_types = "list[T] and Sequence[T]"
 
     def __init__(self, value: int) -> None:
-        super().__init__(_count("MaxItems", value))
+        super().__init__(_marker_count("MaxItems", value))
 
 
 @final

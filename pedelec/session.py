@@ -20,6 +20,15 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeAlias, TypeVar
 from pedelec import _result
 from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
+from pedelec._definitions import (
+    ToolDefinition,
+    build_definition,
+    check_name,
+    definition_from_function,
+    doc_description,
+    legacy_input_error,
+)
+from pedelec._handlers import HandlerSpec, handler_spec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._result import ToolResult, next_request_number
 from pedelec._session.events import PASSED, Events, SessionStatus, noop, safe_call
@@ -29,16 +38,6 @@ from pedelec._session.runners import Runner, private_loop
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
 from pedelec.manifest import build_manifest, definition_from_entry, parse_manifest
-from pedelec.tools import (
-    HandlerSpec,
-    ToolDefinition,
-    build_definition,
-    check_name,
-    definition_from_function,
-    doc_description,
-    handler_spec,
-    legacy_input_error,
-)
 
 if TYPE_CHECKING:
     import os
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
 
-F = TypeVar("F", bound=Callable[..., Any])
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: A call admitted to run: its entry, its own copy of the validated args, the handler and the
 #: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
@@ -237,9 +236,9 @@ class Session:
         description: str | None = None,
         timeout_ms: int | None = None,
         **legacy: Never,
-    ) -> Callable[[F], F]: ...
+    ) -> Callable[[_F], _F]: ...
     @overload
-    def on_tool(self, name: str, **legacy: Never) -> Callable[[F], F]: ...
+    def on_tool(self, name: str, **legacy: Never) -> Callable[[_F], _F]: ...
     def on_tool(
         self,
         name: str,
@@ -248,7 +247,7 @@ class Session:
         description: str | None = None,
         timeout_ms: int | None = None,
         **legacy: Any,
-    ) -> Callable[[F], F]:
+    ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
 
         With ``schema=``, declares the tool (description defaults to the function's docstring)
@@ -296,7 +295,7 @@ class Session:
                 )
             self._registry.require(name)
 
-            def attach(fn: F) -> F:
+            def attach(fn: _F) -> _F:
                 self._registry.attach(name, handler_spec(fn, tool=name))
                 return fn
 
@@ -304,7 +303,7 @@ class Session:
         if name in self._registry:
             raise duplicate(name)
 
-        def declare(fn: F) -> F:
+        def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
             self._registry.add(build_definition(name, text, schema, timeout_ms, fn, {}))
             return fn
@@ -312,7 +311,7 @@ class Session:
         return declare
 
     @overload
-    def tool(self, fn: F, /) -> F: ...
+    def tool(self, fn: _F, /) -> _F: ...
     @overload
     def tool(
         self,
@@ -321,7 +320,7 @@ class Session:
         *,
         description: str | None = None,
         timeout_ms: int | None = None,
-    ) -> Callable[[F], F]: ...
+    ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
         self,
@@ -330,7 +329,7 @@ class Session:
         name: str | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
-    ) -> Callable[[F], F]: ...
+    ) -> Callable[[_F], _F]: ...
     def tool(
         self,
         target: Any = None,
@@ -373,13 +372,13 @@ class Session:
         if target is not None:
             name = target
 
-        def declare(fn: F) -> F:
+        def declare(fn: _F) -> _F:
             self._registry.add(definition_from_function(fn, name, description, None, timeout_ms))
             return fn
 
         return declare
 
-    def on_any_tool(self, fn: F) -> F:
+    def on_any_tool(self, fn: _F) -> _F:
         """Register the fallback handler ``fn(tool, args, ctx)`` for tools without a handler.
 
         It replaces any earlier fallback. Priority per call: the tool's named handler, then its

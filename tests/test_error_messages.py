@@ -305,6 +305,15 @@ SCHEMA_RULES = [
         id="default-not-valid",
     ),
     pytest.param(
+        # Registration applies the call-time bound: a default the validator would refuse to
+        # search (longer than max_pattern_length) is refused here too.
+        prop({"type": "string", "pattern": "^a", "default": "a" * 1025}),
+        "/properties/q/default",
+        "default",
+        'Invalid schema for tool "search" at /properties/q/default: "default" is not valid for its own node (is 1025 characters long, too long to check against pattern "^a" (limit 1024); send a shorter string); fix the default or remove it.',
+        id="default-longer-than-the-pattern-bound",
+    ),
+    pytest.param(
         prop({"type": "string", "examples": "en"}),
         "/properties/q/examples",
         "examples",
@@ -557,3 +566,41 @@ def test_definition_rule_message(
     error = raised.value
     assert (error.code, error.message, error.details) == (INVALID_INPUT, message, details)
     assert f'"{details["tool"]}"' in message  # every definition message names the tool
+
+
+# --- one vocabulary: control characters read the same in both kinds of message ----------------
+
+
+def test_a_validator_message_escapes_a_tab_and_a_control_character() -> None:
+    from pedelec import compile_schema
+
+    validator = compile_schema(
+        {"type": "object", "properties": {"q": {"type": "string", "enum": ["a\tb"]}}}
+    )
+
+    assert [str(error) for error in validator.errors({"q": "x\ty\x01"})] == [
+        '/q: must be one of "a\\tb"; got "x\\ty\\u0001" (enum)'
+    ]
+
+
+def test_a_registration_message_escapes_a_tab_and_a_control_character() -> None:
+    with pytest.raises(PedelecError) as caught:
+        check_schema(
+            {"type": "object", "properties": {"q": {"type": "integer", "default": "x\ty\x01"}}}
+        )
+
+    assert caught.value.message == (
+        'Invalid schema at /properties/q/default: "default" is not valid for its own node '
+        '(expected integer, got string "x\\ty\\u0001"); fix the default or remove it.'
+    )
+
+
+def test_a_registration_rule_message_escapes_a_tab_and_a_control_character() -> None:
+    with pytest.raises(PedelecError) as caught:
+        check_schema({"type": "object", "properties": {"q": {"type": "str\ting\x01"}}})
+
+    assert caught.value.message == (
+        'Invalid schema at /properties/q/type: "type" must be one of "string", "number", '
+        '"integer", "boolean", "array", "object", got string "str\\ting\\u0001"; use one of '
+        "these names."
+    )

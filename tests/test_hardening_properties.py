@@ -34,7 +34,7 @@ from jsonschema import Draft202012Validator
 from pedelec import PedelecError, Session, ToolResult, compile_schema, define_tool
 from pedelec._json import json_key
 from pedelec.errors import ERROR_CODES
-from pedelec.schema._compile import accepts
+from pedelec.schema.interpret import accepts
 
 SLOW = os.environ.get("PEDELEC_SLOW") == "1"
 

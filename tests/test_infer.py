@@ -25,6 +25,7 @@ from typing_extensions import Doc, ReadOnly, TypeAliasType
 
 from pedelec import compile_schema
 from pedelec._context import ToolCallContext
+from pedelec._handlers import HandlerSpec
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.markers import (
     Description,
@@ -39,7 +40,6 @@ from pedelec.markers import (
     UniqueItems,
 )
 from pedelec.schema import check_schema
-from pedelec.tools import HandlerSpec
 from pedelec.typed import InferredTool, infer_tool
 
 # --- types used by the table (module level: annotations are resolved in this module) ----------
@@ -695,6 +695,17 @@ REJECTED: list[tuple[str, Any, Any, str]] = [
         where(
             "the union Literal['12'] | str is ambiguous: Literal['12'] and str can both match "
             f"\"12\", {AMBIGUOUS}; str already accepts those values; drop Literal['12'] or str"
+        ),
+    ),
+    (
+        # The witness is written by the one message vocabulary: control characters escaped.
+        "literal_with_control_characters",
+        Literal["a\tb\x01"] | str,
+        NO_DEFAULT,
+        where(
+            "the union Literal['a\\tb\\x01'] | str is ambiguous: Literal['a\\tb\\x01'] and str "
+            f'can both match "a\\tb\\u0001", {AMBIGUOUS}; str already accepts those values; '
+            "drop Literal['a\\tb\\x01'] or str"
         ),
     ),
     # parameters the call cannot fill, or the schema cannot describe

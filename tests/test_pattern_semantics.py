@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from pedelec import compile_schema
-from pedelec.schema._compile import accepts, ecma_pattern
+from pedelec.schema._compile import ecma_pattern
+from pedelec.schema.interpret import accepts
 
 
 def _schema(pattern: str) -> dict[str, object]:

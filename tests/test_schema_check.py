@@ -21,7 +21,8 @@ from hypothesis import given, strategies as st
 from jsonschema import Draft202012Validator
 
 from pedelec.errors import INVALID_INPUT, PedelecError
-from pedelec.schema.check import MAX_SCHEMA_DEPTH, check_node, check_schema
+from pedelec.limits import MAX_SCHEMA_DEPTH
+from pedelec.schema.check import _check_node as check_node, check_schema
 from pedelec.schema.keywords import SUBSET
 from pedelec.schema.patterns import pattern_problem
 

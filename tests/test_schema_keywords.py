@@ -1,4 +1,4 @@
-"""The keyword table, ``ArgError``'s path parts and the one value renderer of validator messages."""
+"""The keyword table, ``ArgError``'s path parts and the value rendering of validator messages."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pedelec import ArgError, compile_schema
+from pedelec._json.render import describe, python_text, scalar_text
 from pedelec.schema._codegen import _Gen
-from pedelec.schema._runtime import describe, render
 from pedelec.schema.keywords import SUBSET, Condition, Step
 
 # --- the table --------------------------------------------------------------------------------
@@ -108,28 +108,33 @@ def test_an_error_is_immutable_and_takes_parts_only() -> None:
         ArgError("/a", "type", "m")  # type: ignore[arg-type]
 
 
-# --- render -------------------------------------------------------------------------------------
+# --- the message vocabulary as validator messages use it ---------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("value", "kwargs", "shown"),
+    ("value", "limit", "shown"),
     [
-        ('a"b\\c\nd', {}, '"a\\"b\\\\c\\nd"'),
-        ("x" * 41, {}, '"' + "x" * 40 + '…"'),
-        ("x" * 41, {"limit": 60}, '"' + "x" * 41 + '"'),
-        (True, {}, "true"),
-        (False, {}, "false"),
-        (None, {}, "null"),
-        (1.5, {}, "1.5"),
-        (2**130, {}, str(2**130)),
-        (2**130, {"brief": True}, str(2**130)[:20] + "…"),
-        (2**126, {"brief": True}, str(2**126)),
-        (True, {"python": True}, "True"),
-        ((1, 2), {"python": True}, "(1, 2)"),
+        ('a"b\\c\nd', None, '"a\\"b\\\\c\\nd"'),
+        ("a\tb\x01", None, '"a\\tb\\u0001"'),
+        ("x" * 41, 40, '"' + "x" * 40 + '…"'),
+        ("x" * 41, 60, '"' + "x" * 41 + '"'),
+        (True, None, "true"),
+        (False, None, "false"),
+        (None, None, "null"),
+        (1.5, None, "1.5"),
+        (2**130, None, str(2**130)),
     ],
 )
-def test_render(value: Any, kwargs: dict[str, Any], shown: str) -> None:
-    assert render(value, **kwargs) == shown
+def test_scalar_text(value: Any, limit: int | None, shown: str) -> None:
+    assert scalar_text(value, limit) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(True, "True"), ((1, 2), "(1, 2)"), (("\t",), "('\\t',)"), ((chr(0x200B),), "('\\u200b',)")],
+)
+def test_python_text(value: Any, shown: str) -> None:
+    assert python_text(value) == shown
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from pedelec import compile_schema
 from pedelec.schema._codegen import discriminator
-from pedelec.schema._compile import accepts
+from pedelec.schema.interpret import accepts
 
 TAGGED = {
     "type": "object",

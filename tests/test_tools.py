@@ -8,17 +8,11 @@ from typing import Any
 import pytest
 
 from pedelec._context import ToolCallContext
-from pedelec._handlers import is_async_callable
+from pedelec._handlers import HandlerSpec, handler_spec, is_async_callable
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import DEFAULT_TIMEOUT_MS
 from pedelec.session import Session
-from pedelec.tools import (
-    DEFAULT_TIMEOUT_MS,
-    HandlerSpec,
-    ToolDefinition,
-    define_tool,
-    handler_spec,
-    tool,
-)
+from pedelec.tools import ToolDefinition, define_tool, tool
 
 OBJ: Any = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 

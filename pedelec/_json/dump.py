@@ -98,7 +98,7 @@ def dumps_compact(value: Any) -> str:
         return _dumps_deep(value, sort_keys=False)
 
 
-def _literal(value: bool | None) -> str:
+def _constant_text(value: bool | None) -> str:
     return "null" if value is None else "true" if value else "false"
 
 
@@ -107,7 +107,7 @@ def _key_text(key: Any) -> str:
     if isinstance(key, str):
         return key
     if key is True or key is False or key is None:
-        return _literal(key)
+        return _constant_text(key)
     if isinstance(key, int):
         return int.__repr__(key)
     if isinstance(key, float):
@@ -145,7 +145,7 @@ def _dumps_deep(value: Any, *, sort_keys: bool) -> str:
         elif isinstance(piece, str):
             out.append(encode_basestring(piece))
         elif piece is None or piece is True or piece is False:
-            out.append(_literal(piece))
+            out.append(_constant_text(piece))
         elif isinstance(piece, int):
             out.append(int.__repr__(piece))
         elif isinstance(piece, float):

@@ -29,7 +29,25 @@ from pedelec._json.dump import (
     string_encoder,
 )
 
-__all__ = ["describe", "quote", "render", "scalar_text", "type_name"]
+__all__ = [
+    "SHOWN_CHARS",
+    "SHOWN_NAME_CHARS",
+    "SHOWN_OPTION_CHARS",
+    "describe",
+    "python_text",
+    "quote",
+    "render",
+    "scalar_text",
+    "type_name",
+]
+
+#: Most characters of a value a message shows by default: a string's text inside its quotes in
+#: ``describe`` and the validator's messages, the whole rendering in ``render``.
+SHOWN_CHARS: Final = 40
+#: Most characters of a name a message shows: a tool, a property, a pattern.
+SHOWN_NAME_CHARS: Final = 80
+#: Most characters of each ``enum`` option (and of the value compared with them) a message shows.
+SHOWN_OPTION_CHARS: Final = 60
 
 # The escapes JSON writes in short form; every other character below U+0020 is \u00XX.
 _SHORT_ESCAPES: Final = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -62,7 +80,7 @@ def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _escape(char: str) -> str:
+def _json_escape(char: str) -> str:
     """One character as a JSON escape (a surrogate pair above U+FFFF)."""
     short = _SHORT_ESCAPES.get(char)
     if short is not None:
@@ -78,7 +96,7 @@ def _visible(text: str) -> str:
     """``text`` with every character ``str.isprintable`` refuses written as a JSON escape."""
     if text.isprintable():
         return text
-    return "".join(char if char.isprintable() else _escape(char) for char in text)
+    return "".join(char if char.isprintable() else _json_escape(char) for char in text)
 
 
 _ascii_encoders: list[Callable[[str], str]] = []
@@ -118,11 +136,27 @@ def quote(
         return f'"{_visible(text)}"'
     if ascii:
         return _ascii_encoder()(text)
-    return _visible(string_encoder()(text))  # JSON escapes C0 controls, not DEL, C1 and others
+    encoded = string_encoder()(text)
+    # JSON escapes C0 controls, not DEL, C1 and others; most texts need nothing more.
+    return encoded if encoded.isprintable() else _visible(encoded)
 
 
-def scalar_text(value: Any) -> str:
-    """The JSON-ish text of a non-container value, whole: ``null``, ``NaN``, ``"a\\tb"``."""
+def scalar_text(value: Any, limit: int | None = None) -> str:
+    """The JSON-ish text of a non-container value: ``null``, ``NaN``, ``"a\\tb"``.
+
+    A string shows its first ``limit`` characters and "…" inside the quotes (all of it when
+    ``limit`` is None); anything else is shown whole.
+    """
+    t = type(value)
+    # Exact numbers first, written out: the validator's bounds messages show two of them, and
+    # messages are on the clock of ``errors()``.
+    if t is int:
+        try:
+            return repr(value)
+        except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+            return f"<integer of {value.bit_length()} bits>"
+    if t is float and value - value == 0.0:
+        return repr(value)
     if value is None:
         return "null"
     if value is True:
@@ -130,7 +164,7 @@ def scalar_text(value: Any) -> str:
     if value is False:
         return "false"
     if isinstance(value, str):
-        return quote(value)
+        return quote(value, limit)
     if isinstance(value, int):
         try:
             return int.__repr__(value)
@@ -143,6 +177,14 @@ def scalar_text(value: Any) -> str:
         if number in (float("inf"), float("-inf")):
             return "Infinity" if number > 0 else "-Infinity"
         return float.__repr__(number)
+    return python_text(value)
+
+
+def python_text(value: Any) -> str:
+    """A value as Python writes it (``reprlib``'s short ``repr``), for what is not JSON.
+
+    Never raises, and shows no character ``str.isprintable`` refuses.
+    """
     import reprlib
 
     try:
@@ -151,7 +193,7 @@ def scalar_text(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
-def render(value: Any, limit: int = 40) -> str:
+def render(value: Any, limit: int = SHOWN_CHARS) -> str:
     """Render ``value`` as compact JSON for a message, cut to ``limit`` characters with "…".
 
     Strings are quoted as JSON strings, ``None`` is ``null``; non-JSON values use their
@@ -222,7 +264,7 @@ def _list_pieces(value: list[Any]) -> Iterator[Any]:
 def describe(value: Any) -> str:
     """Name a value's JSON type and show it briefly, for "got …" in a message.
 
-    Strings show up to 40 characters, integers up to 128 bits in full; an array says how
+    Strings show up to ``SHOWN_CHARS`` characters, integers up to 128 bits in full; an array says how
     many items it has and an object only that it is one, so the message stays one short line.
     Only exact JSON types count: anything else, subclasses included, is named as Python.
 
@@ -233,7 +275,7 @@ def describe(value: Any) -> str:
     """
     kind = type(value)
     if kind is str:
-        return f"string {quote(value, 40)}"
+        return f"string {quote(value, SHOWN_CHARS)}"
     if kind is bool:
         return "boolean true" if value else "boolean false"
     if kind is int:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, final
 
 from pedelec._args import lenient_types
+from pedelec._definitions import ToolDefinition, compile_tool_schema
 from pedelec.errors import INVALID_INPUT, PedelecError
-from pedelec.limits import DEFAULT_LIMITS
-from pedelec.tools import DEFAULT_TIMEOUT_MS, ToolDefinition, compile_tool_schema
+from pedelec.limits import DEFAULT_LIMITS, DEFAULT_TIMEOUT_MS
 
 if TYPE_CHECKING:
     from pedelec._handlers import HandlerSpec

@@ -29,9 +29,15 @@ __all__ = [
     "name_map",
 ]
 
-#: The tool name rule shared by the OpenAI and Anthropic APIs.
-PROVIDER_NAME_PATTERN: Final = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+#: The longest tool name the OpenAI and Anthropic APIs accept.
 MAX_PROVIDER_NAME_LENGTH: Final = 64
+#: The tool name rule shared by the OpenAI and Anthropic APIs, as the messages show it.
+_PROVIDER_RULE: Final = f"^[a-zA-Z0-9_-]{{1,{MAX_PROVIDER_NAME_LENGTH}}}$"
+#: The same rule, matched with ``fullmatch``.
+PROVIDER_NAME_PATTERN: Final = re.compile(_PROVIDER_RULE[1:-1])
+
+# Distinct tuples of tool names whose maps are kept: a bound on memory, not a name rule.
+_CACHED_NAME_SETS: Final = 256
 
 
 class NameRule(NamedTuple):
@@ -44,7 +50,7 @@ class NameRule(NamedTuple):
 
 
 #: OpenAI and Anthropic: no ``.``, so each one is sent as ``__``.
-OPENAI_NAMES: Final = NameRule(PROVIDER_NAME_PATTERN, "^[a-zA-Z0-9_-]{1,64}$", "__")
+OPENAI_NAMES: Final = NameRule(PROVIDER_NAME_PATTERN, _PROVIDER_RULE, "__")
 #: Gemini, as its API's own rejection says it: "Must start with a letter or an underscore. Must
 #: be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a
 #: maximum length of 64." (newer SDK docstrings say 128; 64 is what every version accepts).
@@ -101,7 +107,7 @@ def name_map(names: Iterable[str], provider: str, rule: NameRule = OPENAI_NAMES)
 
     Raises:
         PedelecError: ``INVALID_INPUT`` when two tools map to the same provider name, or a
-            mapped name breaks the provider's rule (longer than 64 characters).
+            mapped name breaks the provider's rule (longer than ``MAX_PROVIDER_NAME_LENGTH``).
 
     Example:
         >>> name_map(["editor.replace_selection"], "OpenAI").to_provider("editor.replace_selection")
@@ -110,7 +116,7 @@ def name_map(names: Iterable[str], provider: str, rule: NameRule = OPENAI_NAMES)
     return _name_map(tuple(names), provider, rule)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=_CACHED_NAME_SETS)
 def _name_map(names: tuple[str, ...], provider: str, rule: NameRule) -> NameMap:
     # Cached by the exact tuple of names: a session's tool list rarely changes between turns,
     # and every dispatch of a provider call needs the table again.

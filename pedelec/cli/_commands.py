@@ -33,7 +33,9 @@ EXIT_OK: Final = 0
 EXIT_FAILED: Final = 1
 EXIT_USAGE: Final = 2
 
-MCP_INSTALL: Final = "pip install 'mcp>=2.0,<3' (or, in a pedelec checkout, pip install -e '.[mcp]')"
+MCP_INSTALL: Final = (
+    "pip install 'mcp>=2.0,<3' (or, in a pedelec checkout, pip install -e '.[mcp]')"
+)
 
 FORMATS: Final = ("pedelec", "openai", "openai-responses", "anthropic", "mcp")
 

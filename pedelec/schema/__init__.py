@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from pedelec._json import NotJsonError, clone_json, dumps_canonical
-from pedelec.schema.check import check_node, check_schema
-from pedelec.schema.validator import ArgError, Validator, compile_node
+from pedelec.limits import DEFAULT_MAX_PATTERN_LENGTH
+from pedelec.schema import _cache
+from pedelec.schema.check import Invalid, check_schema
+from pedelec.schema.validator import ArgError, Validator
 
 if TYPE_CHECKING:
     from pedelec.schema._convert import Change, convert, convert_text
@@ -21,7 +22,6 @@ __all__ = [
     "ArgError",
     "Change",
     "Validator",
-    "check_node",
     "check_schema",
     "compile_schema",
     "convert",
@@ -31,26 +31,10 @@ __all__ = [
 #: Names loaded from ``pedelec.schema._convert`` on first use.
 _LAZY: Final = frozenset({"Change", "convert", "convert_text"})
 
-# Enough for every tool of many sessions; bounded so schemas built on the fly cannot grow the
-# process without limit (the oldest entry goes first).
-_CACHE_SIZE: Final = 2048
 
-_cache: dict[tuple[str, int], Validator] = {}
-_lock: Any = None
-
-
-def _get_lock() -> Any:
-    global _lock
-    if _lock is None:
-        import threading
-
-        # Two threads may both get here at first use; both locks are equivalent until one wins
-        # the assignment, and compiling twice is the only cost of that race.
-        _lock = threading.Lock()
-    return _lock
-
-
-def compile_schema(schema: Any, *, max_pattern_length: int = 1024) -> Validator:
+def compile_schema(
+    schema: Any, *, max_pattern_length: int = DEFAULT_MAX_PATTERN_LENGTH
+) -> Validator:
     """Check a Tool Args Schema and return its compiled, cached validator.
 
     The schema is checked like tool registration checks it (every rule of the subset) and
@@ -83,21 +67,13 @@ def compile_schema(schema: Any, *, max_pattern_length: int = 1024) -> Validator:
         ['/delta: must be <= 100, got 300 (maximum)']
     """
     try:
-        key = (dumps_canonical(clone_json(schema)), max_pattern_length)
-    except NotJsonError:
-        check_schema(schema)  # raises INVALID_INPUT with the pointer of the bad value
-        raise  # pragma: no cover - check_schema always raises for non-JSON input
-    validator = _cache.get(key)
-    if validator is not None:
-        return validator
-    with _get_lock():
-        validator = _cache.get(key)
-        if validator is None:
-            validator = compile_node(check_schema(schema), max_pattern_length=max_pattern_length)
-            if len(_cache) >= _CACHE_SIZE:
-                del _cache[next(iter(_cache))]
-            _cache[key] = validator
-    return validator
+        return _cache.compiled(schema, max_pattern_length)
+    except Invalid as bad:
+        raise bad.error(None) from None
+
+
+# The bound of the cache, for benchmarks that measure a full one.
+_CACHE_SIZE: Final = _cache.CACHE_SIZE
 
 
 def _clear_cache() -> None:

@@ -1,8 +1,8 @@
-"""Schema patterns with ECMA-262 meaning, their fast paths, and ``accepts``.
+"""Schema patterns with ECMA-262 meaning and their fast paths.
 
 ``ecma_pattern`` compiles a ``pattern`` so Python's ``re`` matches it as JSON Schema's dialect
 does; ``_literal_pattern`` and ``_char_class_pattern`` recognise the patterns the generated code
-tests with ``str`` methods instead. ``accepts`` walks a node without generating code.
+tests with ``str`` methods instead.
 """
 
 from __future__ import annotations
@@ -12,9 +12,7 @@ import re
 import sys
 from typing import Any, Final
 
-from pedelec.schema._runtime import extras_ok, first_duplicate
-
-__all__ = ["accepts", "ecma_pattern"]
+__all__ = ["ecma_pattern"]
 
 
 # ECMA-262 (non-unicode mode, no flags) meanings of the escapes and of "." where Python's differ.
@@ -34,7 +32,12 @@ _ECMA_OUTSIDE: Final = {
 _ECMA_INSIDE: Final = {"\\d": "0-9", "\\w": "A-Za-z0-9_", "\\s": _ECMA_SPACE}
 
 
-@functools.lru_cache(maxsize=1024)
+# Distinct patterns whose compiled form is kept; a bound on memory, unrelated to the pattern
+# length bound that shares its number.
+_COMPILED_PATTERNS: Final = 1024
+
+
+@functools.lru_cache(maxsize=_COMPILED_PATTERNS)
 def ecma_pattern(source: str) -> re.Pattern[str]:
     """Compile a schema ``pattern`` so that it matches as ECMA-262 (JSON Schema's dialect) does.
 
@@ -136,59 +139,3 @@ def _char_class_pattern(source: str) -> tuple[str, str, int, int] | None:
             return None
     upper = sys.maxsize if high is c.MAXREPEAT else int(high)
     return prefix, "".join(sorted(set(chars))), int(low), upper
-
-
-def accepts(node: dict[str, Any], value: Any) -> bool:
-    """Tell whether ``value`` is valid for a checked ``node``, without generating code.
-
-    The registration check uses it for ``default`` and ``examples``, where each node is tested
-    once and generating a function would cost far more than walking the node. It follows the
-    same rules as the generated ``is_valid`` (a property test holds them together).
-    """
-    if "oneOf" in node:
-        return sum(accepts(branch, value) for branch in node["oneOf"]) == 1
-    kind = node["type"]
-    t = type(value)
-    if kind == "string":
-        if t is not str:
-            return False
-        n = len(value)
-        return not (
-            n < node.get("minLength", 0)
-            or n > node.get("maxLength", n)
-            or ("enum" in node and value not in node["enum"])
-            or ("pattern" in node and ecma_pattern(node["pattern"]).search(value) is None)
-        )
-    if kind == "number" or kind == "integer":
-        if t is float:
-            if value - value or (kind == "integer" and not value.is_integer()):
-                return False
-        elif t is not int:
-            return False
-        return not (
-            value < node.get("minimum", value)
-            or value > node.get("maximum", value)
-            or ("enum" in node and value not in node["enum"])
-        )
-    if kind == "boolean":
-        return t is bool and ("enum" not in node or value in node["enum"])
-    if kind == "array":
-        if t is not list:
-            return False
-        n = len(value)
-        return not (
-            n < node.get("minItems", 0)
-            or n > node.get("maxItems", n)
-            or not all(accepts(node["items"], item) for item in value)
-            or (node.get("uniqueItems") is True and first_duplicate(value) is not None)
-        )
-    if t is not dict:
-        return False
-    properties: dict[str, Any] = node.get("properties", {})
-    for name in node.get("required", ()):
-        if name not in value:
-            return False
-    for name, sub in properties.items():
-        if name in value and not accepts(sub, value[name]):
-            return False
-    return extras_ok(value, frozenset(properties))

@@ -1,4 +1,4 @@
-"""What generated validators call at run time: value rendering, the error collector, walks.
+"""What generated validators call at run time: the error collector and walks over values.
 
 Everything here is bound into a validator's factory as a closure variable, by the name the
 generated source uses; nothing here knows a schema keyword's rules (``keywords.py`` does).
@@ -11,62 +11,9 @@ from collections.abc import Callable, Hashable
 from typing import Any, Final, Protocol
 
 from pedelec._json import json_key, pointer
+from pedelec._json.render import describe, python_text
 
 _Path = tuple[str | int, ...]
-
-
-# --- rendering --------------------------------------------------------------------------------
-
-
-def render(value: Any, limit: int = 40, *, brief: bool = False, python: bool = False) -> str:
-    """Show one value inside a validator message; every value a message shows goes through here.
-
-    A string is quoted with ``\\``, ``"`` and newlines escaped and cut after ``limit`` characters;
-    a boolean reads ``true``/``false`` and ``None`` ``null``; a number is its ``repr`` (its JSON
-    text). ``brief`` cuts an integer of 128 bits or more to its first 20 digits, as a value's
-    description does; ``python`` shows a value that is not JSON (an object key that is not a
-    string) the way Python writes it.
-    """
-    t = type(value)
-    # Numbers first: bounds messages show two of them, and this is on the error path's clock.
-    if t is int or t is float:
-        if brief and t is int and value.bit_length() >= 128:
-            return f"{str(value)[:20]}…"
-        return repr(value)
-    if python:
-        return repr(value)
-    if t is str:
-        if len(value) > limit:
-            value = value[:limit] + "…"
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return f'"{escaped}"'
-    if t is bool:
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    return repr(value)
-
-
-def describe(value: Any) -> str:
-    """Name a value's JSON type and show it briefly: ``string "abc"``, ``integer 3``, ``array``."""
-    t = type(value)
-    if t is str:
-        return f"string {render(value)}"
-    if t is bool:
-        return f"boolean {render(value)}"
-    if t is int:
-        return f"integer {render(value, brief=True)}"
-    if t is float:
-        if value != value or value in (float("inf"), float("-inf")):
-            return f"{render(value)} (not a JSON number)"
-        return f"number {render(value)}"
-    if value is None:
-        return "null"
-    if t is list:
-        return f"array of {len(value)} item{'' if len(value) == 1 else 's'}"
-    if t is dict:
-        return "object"
-    return f"Python {t.__name__} (not a JSON value)"
 
 
 # --- the error collector ----------------------------------------------------------------------
@@ -157,7 +104,7 @@ def non_json(value: Any, path: _Path) -> tuple[_Path, str] | None:
             else:
                 for k, x in v.items():
                     if type(k) is not str:
-                        key = render(k, python=True)
+                        key = python_text(k)
                         return _unlink(path, link), f"an object key {key} that is not a string"
                     stack.append((x, (link, k)))
             continue
@@ -186,7 +133,7 @@ def extras_errors(obj: dict[Any, Any], declared: frozenset[str], path: _Path, ou
         if k in declared:
             continue
         if type(k) is not str:
-            out.add(path, "type", f"object keys must be strings, got key {render(k, python=True)}")
+            out.add(path, "type", f"object keys must be strings, got key {python_text(k)}")
             continue
         found = non_json(x, (*path, k))
         if found is not None:

@@ -12,7 +12,8 @@ The check runs in three passes, each on data the previous pass made safe:
 2. An iterative walk (no recursion, so a 10 000-deep schema is an error, not a ``RecursionError``)
    checks every node against ``SUBSET`` in document order and stops at the first problem.
 3. Once the whole structure is known to be inside the subset, every ``default`` and ``examples``
-   entry is validated against its own node with the real validator.
+   entry is tested against its own node by the one interpreter (``interpret.accepts``), with
+   the call-time ``pattern`` bound.
 """
 
 from __future__ import annotations
@@ -22,16 +23,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from pedelec._json import NotJsonError, clone_json, pointer, short_repr
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import MAX_SCHEMA_DEPTH
 from pedelec.schema.keywords import META, SUBSET, got, quoted
 
 if TYPE_CHECKING:
     from pedelec.schema.validator import ArgError
 
-__all__ = ["MAX_SCHEMA_DEPTH", "check_node", "check_schema", "schema_problems"]
-
-#: Deepest nesting of schema nodes accepted (the root node is level 1). Real schemas stay far
-#: below it; the bound keeps compiling and validating free of deep recursion.
-MAX_SCHEMA_DEPTH: Final = 64
+__all__ = ["Invalid", "check_schema", "checked", "schema_problems"]
 
 _Path = tuple[str | int, ...]
 
@@ -68,8 +66,12 @@ _INSTEAD: Final[Mapping[str, str]] = {
 # --- the walk -------------------------------------------------------------------------------
 
 
-class _Invalid(Exception):
-    """A rule broken at ``path`` (``keyword`` None for the node itself); internal only."""
+class Invalid(Exception):
+    """A rule broken at ``path`` (``keyword`` None for the node itself); internal only.
+
+    The path stays a tuple so a caller that names part of it (typed-tool inference names the
+    parameter) reads it as data; ``error`` turns it into the public ``PedelecError``.
+    """
 
     def __init__(self, path: _Path, keyword: str | None, clause: str) -> None:
         super().__init__(clause)
@@ -77,8 +79,19 @@ class _Invalid(Exception):
         self.keyword = keyword
         self.clause = clause
 
+    def error(self, tool: str | None) -> PedelecError:
+        """The ``INVALID_INPUT`` error registration raises, naming ``tool`` when given."""
+        where = pointer(self.path) or "the root"
+        who = "" if tool is None else f" for tool {short_repr(tool)}"
+        details: dict[str, Any] = {"pointer": pointer(self.path), "keyword": self.keyword}
+        if tool is not None:
+            details["tool"] = tool
+        return PedelecError(
+            INVALID_INPUT, f"Invalid schema{who} at {where}: {self.clause}.", details
+        )
 
-def _unsupported(keyword: str, kind: str | None) -> str:
+
+def _unsupported_clause(keyword: str, kind: str | None) -> str:
     if kind is None:
         where = "a Tool Args Schema"
     else:
@@ -92,7 +105,7 @@ def _unsupported(keyword: str, kind: str | None) -> str:
 def _kind_of(node: Any, path: _Path) -> str:
     """The kind of a node (a key of ``SUBSET``), or raise for a node that has none."""
     if type(node) is not dict:
-        raise _Invalid(
+        raise Invalid(
             path,
             None,
             f'expected a schema node (an object with "type" or "oneOf"), got {got(node)}; '
@@ -101,7 +114,7 @@ def _kind_of(node: Any, path: _Path) -> str:
     if "type" in node:
         kind = node["type"]
         if "oneOf" in node:
-            raise _Invalid(
+            raise Invalid(
                 (*path, "oneOf"),
                 "oneOf",
                 '"oneOf" cannot stand beside "type" in one node; remove "type" here and give '
@@ -118,7 +131,7 @@ def _kind_of(node: Any, path: _Path) -> str:
             )
         else:
             fix = "use one of these names"
-        raise _Invalid(
+        raise Invalid(
             (*path, "type"),
             "type",
             f'"type" must be one of {_join([quoted(t) for t in _TYPES])}, got {got(kind)}; {fix}',
@@ -127,8 +140,8 @@ def _kind_of(node: Any, path: _Path) -> str:
         return "oneOf"
     for keyword in node:
         if keyword in _INSTEAD:
-            raise _Invalid((*path, keyword), keyword, _unsupported(keyword, None))
-    raise _Invalid(
+            raise Invalid((*path, keyword), keyword, _unsupported_clause(keyword, None))
+    raise Invalid(
         path,
         "type",
         f'a schema node needs "type" (one of {_join([quoted(t) for t in _TYPES])}) or "oneOf"; '
@@ -147,13 +160,13 @@ def _suggest_type(node: Mapping[str, Any]) -> str:
     return "string"
 
 
-def _broken(bad: _Invalid, found: list[_Invalid] | None) -> None:
+def _broken(bad: Invalid, found: list[Invalid] | None) -> None:
     if found is None:
         raise bad
     found.append(bad)
 
 
-def _walk(root: Any, found: list[_Invalid] | None = None) -> None:
+def _walk(root: Any, found: list[Invalid] | None = None) -> None:
     """Check every node below ``root`` (a JSON clone) in document order; raise at the first break,
     or, given ``found``, append every break to it and go on (a broken node's subtree is skipped).
 
@@ -165,14 +178,14 @@ def _walk(root: Any, found: list[_Invalid] | None = None) -> None:
         path, node, depth = stack.pop()
         try:
             if depth > MAX_SCHEMA_DEPTH:
-                raise _Invalid(
+                raise Invalid(
                     path,
                     None,
                     f"the schema is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of "
                     f"nodes); flatten it or split the tool",
                 )
             kind = _kind_of(node, path)
-        except _Invalid as bad:
+        except Invalid as bad:
             _broken(bad, found)
             continue
         rules = SUBSET[kind].keywords
@@ -182,12 +195,14 @@ def _walk(root: Any, found: list[_Invalid] | None = None) -> None:
                 continue
             rule = rules.get(keyword)
             if rule is None:
-                _broken(_Invalid((*path, keyword), keyword, _unsupported(keyword, kind)), found)
+                _broken(
+                    Invalid((*path, keyword), keyword, _unsupported_clause(keyword, kind)), found
+                )
                 continue
             problem = rule.check(value, node)
             if problem is not None:
                 below, clause = problem
-                _broken(_Invalid((*path, keyword, *below), keyword, clause), found)
+                _broken(Invalid((*path, keyword, *below), keyword, clause), found)
                 continue
             if rule.children is not None:
                 children.extend(
@@ -195,7 +210,7 @@ def _walk(root: Any, found: list[_Invalid] | None = None) -> None:
                 )
         for keyword, clause in SUBSET[kind].needs.items():
             if keyword not in node:
-                _broken(_Invalid(path, keyword, clause), found)
+                _broken(Invalid(path, keyword, clause), found)
         if "default" in node or "examples" in node:
             with_examples.append((path, node))
         stack.extend((child_path, child, depth + 1) for child_path, child in reversed(children))
@@ -207,32 +222,32 @@ def _check_examples(nodes: list[tuple[_Path, dict[str, Any]]]) -> None:
     """Validate each ``default`` and ``examples`` entry against the node that holds it."""
     if not nodes:
         return
-    # Imported here: the validator is only needed by schemas that carry examples. A node is
-    # walked directly (accepts); code is generated only to describe a failure.
-    from pedelec.schema._compile import accepts
+    # Imported here: only schemas that carry examples need them. A node is walked directly by
+    # the one interpreter; code is generated only to describe a failure.
+    from pedelec.schema.interpret import accepts
     from pedelec.schema.validator import compile_node
 
     for path, node in nodes:
         if "default" in node and not accepts(node, node["default"]):
             errors = compile_node(node).errors(node["default"], max_errors=1)
-            raise _Invalid(
+            raise Invalid(
                 (*path, "default"),
                 "default",
-                f'"default" is not valid for its own node ({_describe(errors[0])}); '
+                f'"default" is not valid for its own node ({_located(errors[0])}); '
                 f"fix the default or remove it",
             )
         for index, example in enumerate(node.get("examples", ())):
             if not accepts(node, example):
                 errors = compile_node(node).errors(example, max_errors=1)
-                raise _Invalid(
+                raise Invalid(
                     (*path, "examples", index),
                     "examples",
                     f'"examples" entry {index} is not valid for its own node '
-                    f"({_describe(errors[0])}); fix the example or remove it",
+                    f"({_located(errors[0])}); fix the example or remove it",
                 )
 
 
-def _describe(error: ArgError) -> str:
+def _located(error: ArgError) -> str:
     """One validation error of an example value, located inside that value."""
     where = "" if error.path == "" else f"at {error.path}: "
     return f"{where}{error.message}"
@@ -273,54 +288,62 @@ _PLAIN_JSON: Final = (
 )
 
 
-def _error(path: _Path, keyword: str | None, clause: str, tool: str | None) -> PedelecError:
-    where = pointer(path) or "the root"
-    who = "" if tool is None else f" for tool {short_repr(tool)}"
-    details: dict[str, Any] = {"pointer": pointer(path), "keyword": keyword}
-    if tool is not None:
-        details["tool"] = tool
-    return PedelecError(INVALID_INPUT, f"Invalid schema{who} at {where}: {clause}.", details)
-
-
-def _clone(schema: Any, tool: str | None) -> Any:
+def _clone(schema: Any) -> Any:
     try:
         return clone_json(schema)
     except NotJsonError as exc:
         clause = f"{exc.reason}; {_PLAIN_JSON}"
-        raise _error(exc.path, _keyword_at(schema, exc.path), clause, tool) from None
+        raise Invalid(exc.path, _keyword_at(schema, exc.path), clause) from None
 
 
-def _checked(clone: Any, tool: str | None) -> dict[str, Any]:
+def _check_node(node: Any, *, tool: str | None = None) -> dict[str, Any]:
+    """Check one schema node of any kind (no root rule) and return a private JSON copy.
+
+    For tests of the rules on nodes that stand alone (a ``oneOf`` branch, an array's items);
+    errors are those of ``check_schema``, with pointers starting at ``node``.
+    """
     try:
+        clone = _clone(node)
         _walk(clone)
-    except _Invalid as bad:
-        raise _error(bad.path, bad.keyword, bad.clause, tool) from None
+    except Invalid as bad:
+        raise bad.error(tool) from None
     result: dict[str, Any] = clone
     return result
 
 
-def check_node(node: Any, *, tool: str | None = None) -> dict[str, Any]:
-    """Check one schema node (any kind) against the subset and return a private JSON copy.
-
-    The check behind ``check_schema``, without the rule that the root is an object, for a node
-    that stands alone (a ``oneOf`` branch, an array's items).
-
-    Args:
-        node: The node, e.g. ``{"type": "integer", "minimum": 0}``.
-        tool: The tool the node belongs to, named in the error message when given.
-
-    Returns:
-        A deep JSON copy of ``node`` that shares nothing with it.
+def checked(schema: Any) -> dict[str, Any]:
+    """``check_schema`` for callers inside pedelec: the first broken rule raises ``Invalid``.
 
     Raises:
-        PedelecError: ``INVALID_INPUT``, with ``details`` ``{"pointer", "keyword", "tool"?}``,
-            at the first rule the node breaks.
-
-    Example:
-        >>> check_node({"type": "integer", "minimum": 0})
-        {'type': 'integer', 'minimum': 0}
+        Invalid: with the path as a tuple of parts, the keyword and the clause.
     """
-    return _checked(_clone(node, tool), tool)
+    clone = _clone(schema)
+    bad = _root_problem(clone)
+    if bad is not None:
+        raise bad
+    _walk(clone)
+    result: dict[str, Any] = clone
+    return result
+
+
+def _root_problem(clone: Any) -> Invalid | None:
+    """The break of the rule that the root is ``{"type": "object", ...}``, if any."""
+    if type(clone) is dict and clone.get("type") == "object":
+        return None
+    path: _Path = ()
+    keyword: str | None = "type"
+    if type(clone) is not dict:
+        keyword, arrived = None, got(clone)
+    elif "type" in clone:
+        path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
+    else:
+        arrived = 'a node without "type"'
+    return Invalid(
+        path,
+        keyword,
+        f'the root must be {{"type": "object", ...}}, got {arrived}; a tool\'s arguments are always '
+        f'an object (a tool without arguments uses {{"type": "object", "properties": {{}}}})',
+    )
 
 
 def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
@@ -342,31 +365,10 @@ def check_schema(schema: Any, *, tool: str | None = None) -> dict[str, Any]:
         >>> check_schema({"type": "object", "properties": {"delta": {"type": "integer"}}})
         {'type': 'object', 'properties': {'delta': {'type': 'integer'}}}
     """
-    clone = _clone(schema, tool)
-    bad = _root_problem(clone)
-    if bad is None:
-        return _checked(clone, tool)
-    raise _error(bad.path, bad.keyword, bad.clause, tool)
-
-
-def _root_problem(clone: Any) -> _Invalid | None:
-    """The break of the rule that the root is ``{"type": "object", ...}``, if any."""
-    if type(clone) is dict and clone.get("type") == "object":
-        return None
-    path: _Path = ()
-    keyword: str | None = "type"
-    if type(clone) is not dict:
-        keyword, arrived = None, got(clone)
-    elif "type" in clone:
-        path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
-    else:
-        arrived = 'a node without "type"'
-    return _Invalid(
-        path,
-        keyword,
-        f'the root must be {{"type": "object", ...}}, got {arrived}; a tool\'s arguments are always '
-        f'an object (a tool without arguments uses {{"type": "object", "properties": {{}}}})',
-    )
+    try:
+        return checked(schema)
+    except Invalid as bad:
+        raise bad.error(tool) from None
 
 
 def schema_problems(schema: Any) -> list[tuple[_Path, str | None, str]]:
@@ -384,15 +386,15 @@ def schema_problems(schema: Any) -> list[tuple[_Path, str | None, str]]:
         [(('title',), 'title'), (('properties', 'n', 'format'), 'format')]
     """
     try:
-        clone = clone_json(schema)
-    except NotJsonError as exc:
-        return [(exc.path, _keyword_at(schema, exc.path), f"{exc.reason}; {_PLAIN_JSON}")]
+        clone = _clone(schema)
+    except Invalid as bad:
+        return [(bad.path, bad.keyword, bad.clause)]
     root = _root_problem(clone)
     if root is not None:
         return [(root.path, root.keyword, root.clause)]
-    found: list[_Invalid] = []
+    found: list[Invalid] = []
     try:
         _walk(clone, found)
-    except _Invalid as bad:  # a default or an example, checked only when all else is sound
+    except Invalid as bad:  # a default or an example, checked only when all else is sound
         found.append(bad)
     return [(bad.path, bad.keyword, bad.clause) for bad in found]

@@ -7,9 +7,9 @@ template fused into the node's one condition chain, with its message function) o
 (naming the generator routine of a keyword that holds nodes or has fast paths). A ``Kind`` row
 adds the node's type test. Adding a keyword is one row here plus its conformance cases.
 
-The ``m_*`` functions are the validator's messages; they show every value through
-``_runtime.render``. Numbers reach them only after their type check, so ``repr`` is their JSON
-text.
+The ``m_*`` functions are the validator's messages; they show every value through the one
+message vocabulary (``pedelec._json.render``), as registration messages do, so a tab or a
+``\\x01`` in a value reads ``\\t`` or ``\\u0001`` in both.
 """
 
 from __future__ import annotations
@@ -19,7 +19,14 @@ from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from pedelec._json import json_key, short_repr, type_name
-from pedelec.schema._runtime import describe, render
+from pedelec._json.render import (
+    SHOWN_CHARS,
+    SHOWN_NAME_CHARS,
+    SHOWN_OPTION_CHARS,
+    describe,
+    quote,
+    scalar_text,
+)
 
 __all__ = [
     "META",
@@ -141,7 +148,7 @@ def _is_boolean(value: Any) -> bool:
     return type(value) is bool
 
 
-def _text(value: Any, node: Mapping[str, Any]) -> _Problem | None:
+def _check_text(value: Any, node: Mapping[str, Any]) -> _Problem | None:
     if _is_string(value):
         return None
     return (), f'"description" must be a string, got {got(value)}; write it as text'
@@ -329,16 +336,16 @@ def m_type(expected: str, value: Any) -> str:
 
 
 def m_min(limit: Any, value: Any) -> str:
-    return f"must be >= {render(limit)}, got {render(value)}"
+    return f"must be >= {scalar_text(limit)}, got {scalar_text(value)}"
 
 
 def m_max(limit: Any, value: Any) -> str:
-    return f"must be <= {render(limit)}, got {render(value)}"
+    return f"must be <= {scalar_text(limit)}, got {scalar_text(value)}"
 
 
 def _plural(n: Any, word: str) -> str:
     # A count may be written 2.0 in the schema; it still reads "2 characters".
-    return f"{render(int(n))} {word}{'' if n == 1 else 's'}"
+    return f"{scalar_text(int(n))} {word}{'' if n == 1 else 's'}"
 
 
 def m_min_length(limit: Any, n: int) -> str:
@@ -358,32 +365,32 @@ def m_max_items(limit: Any, n: int) -> str:
 
 
 def m_enum(options: tuple[Any, ...], value: Any) -> str:
-    shown = ", ".join(render(o, 60) for o in options[:10])
+    shown = ", ".join(scalar_text(o, SHOWN_OPTION_CHARS) for o in options[:10])
     if len(options) > 10:
         shown += f", … ({len(options)} in all)"
-    return f"must be one of {shown}; got {render(value, 60)}"
+    return f"must be one of {shown}; got {scalar_text(value, SHOWN_OPTION_CHARS)}"
 
 
 def m_pattern(source: str, value: str) -> str:
-    return f"must match pattern {render(source, 80)}, got {render(value)}"
+    return f"must match pattern {quote(source, SHOWN_NAME_CHARS)}, got {quote(value, SHOWN_CHARS)}"
 
 
 def m_pattern_too_long(source: str, limit: int, n: int) -> str:
     return (
-        f"is {n} characters long, too long to check against pattern {render(source, 80)} "
+        f"is {n} characters long, too long to check against pattern {quote(source, SHOWN_NAME_CHARS)} "
         f"(limit {limit}); send a shorter string"
     )
 
 
 def m_required(name: str) -> str:
-    return f"missing required property {render(name, 80)}"
+    return f"missing required property {quote(name, SHOWN_NAME_CHARS)}"
 
 
 # --- the table ------------------------------------------------------------------------------
 
 #: Keywords every node may carry (DESIGN §3 "shared metadata").
 META: Final[Mapping[str, Keyword]] = {
-    "description": Keyword(_text),
+    "description": Keyword(_check_text),
     "default": Keyword(_anything),
     "examples": Keyword(_example_list),
 }

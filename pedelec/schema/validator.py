@@ -9,17 +9,15 @@ failure. Both are generated on first use.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, Final, final
+from typing import Any, final
 
 from pedelec._json import pointer
+from pedelec.limits import DEFAULT_MAX_ERRORS, DEFAULT_MAX_PATTERN_LENGTH
 from pedelec.schema._runtime import Errors, Full
 
-__all__ = ["DEFAULT_MAX_ERRORS", "ArgError", "Validator", "compile_node"]
+__all__ = ["ArgError", "Validator", "compile_node"]
 
 _Path = tuple[str | int, ...]
-
-#: Errors reported by ``Validator.errors`` when no cap is given.
-DEFAULT_MAX_ERRORS: Final = 50
 
 
 @final
@@ -203,7 +201,9 @@ class Validator:
         return f"<pedelec Validator for {self.schema.get('type', 'oneOf')} schema>"
 
 
-def compile_node(node: dict[str, Any], *, max_pattern_length: int = 1024) -> Validator:
+def compile_node(
+    node: dict[str, Any], *, max_pattern_length: int = DEFAULT_MAX_PATTERN_LENGTH
+) -> Validator:
     """Make a ``Validator`` for an already checked schema node (any kind); no check, no cache.
 
     Callers outside ``pedelec.schema`` want ``pedelec.compile_schema``, which checks and caches.

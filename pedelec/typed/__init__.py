@@ -47,6 +47,7 @@ from pedelec._context import ToolCallContext
 from pedelec._handlers import HandlerSpec, is_async_callable
 from pedelec._text import is_blank
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import DEFAULT_MAX_PATTERN_LENGTH
 from pedelec.typed.convert import Convert
 from pedelec.typed.docstrings import parse_docstring
 from pedelec.typed.hints import Unresolved, resolve_hints, strip_none
@@ -130,7 +131,7 @@ def infer_tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    max_pattern_length: int = 1024,
+    max_pattern_length: int = DEFAULT_MAX_PATTERN_LENGTH,
 ) -> InferredTool:
     """Infer a tool's schema and handler from a typed function.
 
@@ -336,19 +337,17 @@ def _make_call(
 
 def _compiled(schema: dict[str, Any], tool: str, max_pattern_length: int) -> Validator:
     """Check and compile the inferred schema (cached); name the parameter when a rule fails."""
-    from pedelec.schema import compile_schema
+    from pedelec.schema import _cache
+    from pedelec.schema.check import Invalid
 
     try:
-        return compile_schema(schema, max_pattern_length=max_pattern_length)
-    except PedelecError as exc:
-        details = dict(exc.details) if isinstance(exc.details, dict) else {}
-        # TODO(issue 10, item 7): this splits the JSON pointer of the registration error back
-        # into parts. Read the parameter from a path tuple instead once the schema check's
-        # errors carry one (pedelec/schema/check.py, owned by the keyword-table work).
-        parts = str(details.get("pointer", "")).split("/")
-        details["tool"] = tool
-        if len(parts) > 2 and parts[1] == "properties":
-            parameter = parts[2].replace("~1", "/").replace("~0", "~")
+        return _cache.compiled(schema, max_pattern_length)
+    except Invalid as bad:
+        exc = bad.error(None)
+        details = {**exc.details, "tool": tool}
+        path = bad.path
+        if len(path) > 1 and path[0] == "properties":
+            parameter = str(path[1])
             details["parameter"] = parameter
             message = f'Parameter "{parameter}" of tool "{tool}": {exc.message}'
         else:  # pragma: no cover - every inferred node sits under /properties/<name>

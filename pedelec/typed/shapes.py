@@ -12,7 +12,9 @@ from typing import Any, Final, Literal, NamedTuple, Union, get_args, get_origin
 import typing_extensions as te
 
 from pedelec._context import ToolCallContext
+from pedelec._json.render import scalar_text
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import MAX_TYPED_VALUE_DEPTH
 from pedelec.schema import overlap
 from pedelec.typed.convert import (
     Convert,
@@ -342,7 +344,7 @@ def _scalar_type(value: Any) -> str | None:
 
 
 def _to_json(value: Any, depth: int) -> Any:
-    if depth > 64:
+    if depth > MAX_TYPED_VALUE_DEPTH:
         raise ValueError("nested too deeply, or it contains itself")
     if isinstance(value, enum.Enum):
         value = value.value
@@ -371,13 +373,12 @@ def _to_json(value: Any, depth: int) -> Any:
 
 
 def _shown(value: Any, node: Mapping[str, Any]) -> str:
-    """A witness of an ambiguous union as the message shows it (short for containers)."""
+    """A witness of an ambiguous union as the message shows it (short for containers).
+
+    Scalars are written by the one message vocabulary, so a control character reads escaped.
+    """
     if value is None:  # an overlap the analysis cannot exhibit, e.g. between two patterns
         return "the same string" if node.get("type") == "string" else "the same value"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, list):
@@ -385,7 +386,7 @@ def _shown(value: Any, node: Mapping[str, Any]) -> str:
     if isinstance(value, dict):
         keys = ", ".join(_shown(k, {}) for k in sorted(value))
         return f"an object with the keys {keys}" if keys else "{}"
-    return repr(value)
+    return scalar_text(value)
 
 
 def _fix(a: Shape, b: Shape) -> str:

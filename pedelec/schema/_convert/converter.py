@@ -397,13 +397,13 @@ class Converter:
 def _first_break(node: dict[str, Any]) -> tuple[Path, str] | None:
     """The first registration rule ``node`` breaks, as ``(path, clause)``, or None.
 
-    The one use of the check's internals here: the converter needs the clause and the path as
-    data, not a formatted ``PedelecError``. To be replaced by the check's collecting mode.
+    The converter needs the clause and the path as data, not a formatted ``PedelecError``, and
+    checks nodes that are not roots, so it walks with the check's own ``Invalid``.
     """
-    from pedelec.schema.check import _Invalid, _walk
+    from pedelec.schema.check import Invalid, _walk
 
     try:
         _walk(node)
-    except _Invalid as bad:
+    except Invalid as bad:
         return bad.path, bad.clause
     return None

@@ -1,0 +1,63 @@
+"""The process-wide cache of compiled validators, keyed by a schema's canonical JSON.
+
+``compiled`` is ``compile_schema`` for callers inside pedelec: a broken rule raises
+``check.Invalid``, whose path is a tuple of parts, so typed-tool inference can name the
+parameter without parsing a pointer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pedelec._json import NotJsonError, clone_json, dumps_canonical
+from pedelec.schema.check import checked
+from pedelec.schema.validator import Validator, compile_node
+
+__all__ = ["CACHE_SIZE", "clear", "compiled"]
+
+#: Enough for every tool of many sessions; bounded so schemas built on the fly cannot grow the
+#: process without limit (the oldest entry goes first).
+CACHE_SIZE: Final = 2048
+
+_validators: dict[tuple[str, int], Validator] = {}
+_lock: Any = None
+
+
+def _get_lock() -> Any:
+    global _lock
+    if _lock is None:
+        import threading
+
+        # Two threads may both get here at first use; both locks are equivalent until one wins
+        # the assignment, and compiling twice is the only cost of that race.
+        _lock = threading.Lock()
+    return _lock
+
+
+def compiled(schema: Any, max_pattern_length: int) -> Validator:
+    """The checked, compiled and cached validator of ``schema``.
+
+    Raises:
+        Invalid: (from ``check``) at the first rule the schema breaks, with its path as parts.
+    """
+    try:
+        key = (dumps_canonical(clone_json(schema)), max_pattern_length)
+    except NotJsonError:
+        checked(schema)  # raises Invalid with the path of the bad value
+        raise  # pragma: no cover - checked always raises for non-JSON input
+    validator = _validators.get(key)
+    if validator is not None:
+        return validator
+    with _get_lock():
+        validator = _validators.get(key)
+        if validator is None:
+            validator = compile_node(checked(schema), max_pattern_length=max_pattern_length)
+            if len(_validators) >= CACHE_SIZE:
+                del _validators[next(iter(_validators))]
+            _validators[key] = validator
+    return validator
+
+
+def clear() -> None:
+    """Forget every compiled validator."""
+    _validators.clear()
