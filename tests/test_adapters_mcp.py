@@ -136,20 +136,35 @@ class Odd(BaseException):
 
 
 @pytest.mark.parametrize(
-    ("value", "reason"),
-    [(10**5000, "ValueError"), ({"s": "\ud800"}, "a lone surrogate U+D800")],
+    ("value", "where", "reason"),
+    [
+        (
+            10**5000,
+            "",
+            "(root): an integer with more than 4300 digits, more than Python writes as text "
+            "(sys.get_int_max_str_digits())",
+        ),
+        (
+            {"s": "\ud800"},
+            "/s",
+            "/s: the string holds a lone surrogate (U+D800), which UTF-8 cannot encode",
+        ),
+    ],
     ids=["huge-int", "lone-surrogate"],
 )
-def test_a_result_the_wire_cannot_carry_is_submit_failed(value: Any, reason: str) -> None:
+def test_a_result_the_wire_cannot_carry_is_submit_failed(
+    value: Any, where: str, reason: str
+) -> None:
+    """A ToolResult built by hand (dispatch checks its own) still never reaches the SDK unsendable."""
     from pedelec.session import ToolResult
 
     assert adapter.call_tool_result(ToolResult("t", 1, value)) == {
         "content": [
             {
                 "type": "text",
-                "text": '{"error":{"code":"SUBMIT_TOOL_RESULT_FAILED","message":"The result of '
-                f'tool \\"t\\" cannot be written as JSON text ({reason}); return plain JSON '
-                'values.","details":{"tool":"t"}}}',
+                "text": '{"error":{"code":"SUBMIT_TOOL_RESULT_FAILED","message":"Tool \\"t\\" '
+                f'returned a result that cannot be sent as JSON text: {reason}.","details":'
+                f'{{"tool":"t","pointer":"{where}"}}}}}}',
             }
         ],
         "isError": True,

@@ -104,14 +104,15 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
         >>> call_tool_result(session.dispatch_sync("update_counter", {"delta": 3}))
         {'content': [{'type': 'text', 'text': '{"value":3}'}], 'structuredContent': {'value': 3}, 'isError': False}
     """
-    try:
-        text = result.to_text()
-        text.encode("utf-8")
-    except (ValueError, TypeError, ArithmeticError, RecursionError) as exc:
-        # A huge int or a lone surrogate: the wire cannot carry it, and the SDK would fail
-        # later, far from the call. The model gets the reason as an error instead.
-        result = _unwritable(result, exc)
-        text = result.to_text()
+    if result.error is None and getattr(result, "_text", None) is None:
+        # A result dispatch did not check (built by hand): the wire may not carry it, and the
+        # SDK would fail later, far from the call. The model gets the reason as an error.
+        from pedelec._result import result_unsendable, wire_problem
+
+        problem = wire_problem(result.value)
+        if problem is not None:
+            result = result_unsendable(result.tool, result.tool_request_id, problem)
+    text = result.to_text()
     out: CallToolResult = {
         "content": [{"type": "text", "text": text}],
         "isError": result.is_error,
@@ -119,24 +120,6 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
     if not result.is_error and isinstance(result.value, dict):
         out["structuredContent"] = result.value
     return out
-
-
-def _unwritable(result: ToolResult, exc: BaseException) -> ToolResult:
-    """``SUBMIT_TOOL_RESULT_FAILED`` for a result whose value cannot be written as JSON text."""
-    from pedelec.errors import SUBMIT_TOOL_RESULT_FAILED, PedelecError
-    from pedelec.session import ToolResult
-
-    if isinstance(exc, UnicodeEncodeError):
-        reason = f"a lone surrogate U+{ord(exc.object[exc.start]):04X}"
-    else:
-        reason = type(exc).__name__
-    error = PedelecError(
-        SUBMIT_TOOL_RESULT_FAILED,
-        f'The result of tool "{result.tool}" cannot be written as JSON text ({reason}); '
-        "return plain JSON values.",
-        {"tool": result.tool},
-    )
-    return ToolResult(result.tool, result.tool_request_id, None, error)
 
 
 def _cancelled_by_caller(exc: BaseException) -> bool:
