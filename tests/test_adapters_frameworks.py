@@ -328,6 +328,23 @@ def test_an_unknown_name_is_tool_not_found_at_once_pydantic_ai() -> None:
     assert caught.value.message == UNKNOWN
 
 
+def test_names_that_collide_once_mapped_are_rejected_pydantic_ai() -> None:
+    session = Session()
+    session.on_tool("a.b", description="T.", schema={"type": "object"})(lambda args: 1)
+    tools = toolset(session)
+    session.on_tool("a__b", description="T.", schema={"type": "object"})(lambda args: 1)
+    message = (
+        'Tools "a.b" and "a__b" would both be sent to Pydantic AI as "a__b" '
+        '(each "." is sent as "__"); rename one of them.'
+    )
+    with pytest.raises(PedelecError) as caught:
+        toolset(session)
+    assert (caught.value.code, caught.value.message) == (INVALID_INPUT, message)
+    with pytest.raises(PedelecError) as caught:
+        asyncio.run(Agent(FunctionModel(Script()), toolsets=[tools]).run("Go."))
+    assert (caught.value.code, caught.value.message) == (INVALID_INPUT, message)
+
+
 def test_id_is_the_toolsets() -> None:
     assert toolset(make_session(), id="notes").id == "notes"
     assert toolset(make_session()).id is None

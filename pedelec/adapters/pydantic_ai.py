@@ -63,18 +63,20 @@ def toolset(
         tool_request_id=ctx.tool_call_id)`` and returns ``result.to_text()``.
 
     Raises:
-        PedelecError: ``TOOL_NOT_FOUND`` for a name in ``names`` the session does not declare.
-            Exporting checks the names as :mod:`pedelec.adapters.openai` does; a collision
-            (``INVALID_INPUT``) is raised when Pydantic AI first lists the tools.
+        PedelecError: ``TOOL_NOT_FOUND`` for a name in ``names`` the session does not declare;
+            ``INVALID_INPUT`` when two tools would be sent under the same name or a sent name
+            is longer than 64 characters (checked here, and again whenever Pydantic AI lists
+            the tools, for tools declared later).
         ImportError: When the ``pydantic-ai-slim`` package is not installed.
 
     Example:
         >>> agent = Agent(model, toolsets=[toolset(session)])
     """
     chosen = None if names is None else tuple(names)
-    if chosen is not None:
-        for name in chosen:
-            session.tool_spec(name)  # raises TOOL_NOT_FOUND now, not in the middle of a run
+    # Checked now as well as at every listing, so a mistake shows where the toolset is made.
+    for name in chosen or ():
+        session.tool_spec(name)
+    name_map(session.tool_names() if chosen is None else chosen, _PROVIDER)
     cls: Any = _toolset_class()
     made: AbstractToolset[Any] = cls(session, chosen, id)
     return made
