@@ -169,6 +169,8 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "dispatch_tool_call_sync",
         "tools",
     ],
+    "pedelec.adapters.agents": ["function_tools"],
+    "pedelec.adapters.pydantic_ai": ["toolset"],
     "pedelec.cli": ["main"],
 }
 
@@ -283,6 +285,8 @@ def test_docs_api_lists_the_paths_pinned_here() -> None:
         "pedelec.adapters.anthropic",
         "pedelec.adapters.gemini",
         "pedelec.adapters.mcp",
+        "pedelec.adapters.agents",
+        "pedelec.adapters.pydantic_ai",
         "pedelec.cli.main",
     ]
 

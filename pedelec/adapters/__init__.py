@@ -12,6 +12,8 @@ One module per provider, each with the same two jobs, export and dispatch:
                                       ``await dispatch_function_calls(session, function_calls)``
 ``pedelec.adapters.mcp``              ``tools(session)``,
                                       ``await dispatch_tool_call(session, name, arguments)``
+``pedelec.adapters.agents``           ``function_tools(session)``: OpenAI Agents SDK tools
+``pedelec.adapters.pydantic_ai``      ``toolset(session)``: a Pydantic AI toolset
 ====================================  ==========================================================
 
 Every dispatcher has a ``_sync`` twin for code without an event loop. Dispatchers take the
@@ -25,6 +27,10 @@ name is longer than 64 characters, exporting raises ``PedelecError(INVALID_INPUT
 tools. Gemini's rule (a letter or ``_`` first, then ``a-zA-Z0-9_.:-``, at most 64 characters)
 takes every pedelec name short enough as it is, and MCP any name: both keep names unchanged.
 
+The two framework adapters build the framework's own tool objects, whose calls go through
+``session.dispatch``; the framework runs the agent loop.
+
 Importing these modules imports no vendor package; only ``gemini``'s ``sdk=True`` loads
-``google-genai``, to build its objects.
+``google-genai``, and ``agents.function_tools`` / ``pydantic_ai.toolset`` load their framework,
+to build its objects.
 """

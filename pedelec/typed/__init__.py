@@ -12,6 +12,8 @@ Annotation → node (DESIGN §8, issue 5):
 | ``list[T]``, ``Sequence[T]`` | array of T | a ``list`` |
 | a ``TypedDict`` | object (``Required``/``NotRequired``/``total``) | a ``dict`` |
 | ``dict[str, Any]`` | object with no declared properties | a ``dict`` |
+| a ``dataclass`` | object of its init fields (rules of parameters) | ``cls(**fields)`` |
+| a pydantic model | object of ``model_fields`` (aliases, constraints) | ``cls.model_validate(value)`` |
 | ``Literal["a", "b"]`` | enum (one node per JSON type) | the value |
 | an ``Enum`` of strings or of integers | enum of its values | the member |
 | a union of distinguishable types | ``oneOf`` | as for the member that matched |

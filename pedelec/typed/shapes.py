@@ -27,6 +27,7 @@ from pedelec.typed.convert import (
 from pedelec.typed.docstrings import parse_docstring
 from pedelec.typed.hints import NoneType, annotation_label, literal_label, qualifiers, strip_none
 from pedelec.typed.metadata import Constraints
+from pedelec.typed.models import class_shape, is_model_class
 
 #: The plain types that map to one scalar node → (node type, converter of a validated value).
 _SCALARS: Final[Mapping[Any, tuple[str, Convert | None]]] = {
@@ -114,6 +115,8 @@ class Builder:
             return self.shape(tp.__value__)
         if tp is dict or tp is Mapping:
             return Shape({"type": "object"}, None, None, annotation_label(tp))
+        if is_model_class(tp):
+            return class_shape(self, tp)
         return self._unsupported(tp)
 
     def _unsupported(self, tp: Any) -> Shape:
