@@ -366,6 +366,8 @@ def test_traceback_shows_the_traceback(run: Run, hostile: str) -> None:
 
 
 def test_log_level_decides_what_reaches_stderr(run: Run, hostile: str) -> None:
+    log = logging.getLogger("pedelec")
+    before = (log.level, log.propagate, list(log.handlers))
     logging.basicConfig()  # a root handler the target set up does not get a copy
     try:
         for level in ("off", "critical"):
@@ -377,8 +379,7 @@ def test_log_level_decides_what_reaches_stderr(run: Run, hostile: str) -> None:
         root = logging.getLogger()
         for handler in root.handlers[:]:
             root.removeHandler(handler)
-    log = logging.getLogger("pedelec")
-    assert (log.level, log.propagate, log.handlers) == (logging.NOTSET, True, [])
+    assert (log.level, log.propagate, log.handlers) == before  # the command restored them
 
 
 def test_a_base_exception_in_any_command_is_one_line(run: Run, hostile: str) -> None:
