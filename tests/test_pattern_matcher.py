@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pedelec import compile_schema
-from pedelec.schema._regex import pattern_problem
+from pedelec.schema.patterns import pattern_problem
 from pedelec.schema.patterns.matcher import compile, supported
 
 ROOT = Path(__file__).resolve().parent.parent
