@@ -247,8 +247,9 @@ def test_matcher_follows_ecma_rules(pattern: str, text: str, expected: bool) -> 
         ),
         (
             "(?:a{50}){41}",
-            'pattern "(?:a{50}){41}" needs more than 2,000 matcher states once its counted '
-            "repeats are written out; use smaller counts or fewer nested counted repeats",
+            'pattern "(?:a{50}){41}" needs more than 2,000 matcher states, each counted repeat '
+            "written out as copies of its body; use smaller counts, fewer nested counted repeats "
+            "or fewer alternatives",
         ),
         (
             "\\A",

@@ -119,11 +119,19 @@ def test_corpus_is_the_suites_patterns() -> None:
 @pytest.mark.parametrize("pattern", CORPUS)
 def test_plan_matches_like_today_on_the_corpus(pattern: str) -> None:
     made = plan(pattern)
+    if made.regex is None:  # a lookbehind of variable width: re cannot compile it, today neither
+        assert made.engine == "matcher"
+    if made.engine == "matcher":
+        # today's re may backtrack for ages on these, even on "" (that is why the plan avoids
+        # it); tests/test_pattern_matcher.py holds the matcher to node's verdicts and to re
+        return
     texts = [*PROBES, pattern, pattern + "\n", "x" + pattern + "x"]
     for text in texts:
         expected = _today(pattern, text)
         if FIXED.search(pattern) and expected != (made.regex.search(text) is not None):
             continue  # one of the named fixes, pinned in test_non_space_class_is_ecma
+        if "\\B" in pattern and text == "":
+            continue  # the other, pinned in test_not_word_edge_holds_on_the_empty_string
         assert (made.regex.search(text) is not None) is expected, (pattern, text)
         assert made.search(text) is expected, (pattern, text)
 
@@ -210,7 +218,7 @@ SOURCE = [
     ("(a)\\1[0]", "(a)(?(1)\\1)0"),
     ("(a)(?<=\\1)b", "(a)(?<=(?:\\1))b"),
     ("^a|b$|", "^a|b\\Z|"),
-    ("\\bx\\B", "\\bx\\B"),
+    ("\\bx\\B", "\\bx(?!\\b)"),
     ("", ""),
 ]
 
@@ -218,8 +226,12 @@ SOURCE = [
 @pytest.mark.parametrize(("pattern", "source"), SOURCE)
 def test_python_source_catalogue(pattern: str, source: str) -> None:
     assert to_python(parse(pattern)) == source
-    assert plan(pattern).regex.pattern == source
-    assert plan(pattern).regex.flags & PYTHON_FLAGS == re.ASCII
+    if pattern == "(a)(?<=\\1)b":  # no linear-time path runs it, so it has no plan
+        return
+    regex = plan(pattern).regex
+    assert regex is not None
+    assert regex.pattern == source
+    assert regex.flags & PYTHON_FLAGS == re.ASCII
 
 
 def test_non_space_class_is_ecma() -> None:
@@ -230,18 +242,29 @@ def test_non_space_class_is_ecma() -> None:
         assert plan("[^\\S]").search(space) is True
 
 
+def test_not_word_edge_holds_on_the_empty_string() -> None:
+    # Python 3.11's \B never matches the empty string; ECMA-262's does (no word on either side)
+    assert plan("\\B").search("") is True
+    assert plan("^\\B$").search("") is True
+    assert plan("a\\Bb").search("ab") is True
+    assert plan("a\\Bb").search("a b") is False
+    assert _today("\\B", "") is False
+
+
 def test_backreference_to_an_unset_group_matches_empty() -> None:
     # ECMA-262 reads a group that has not matched as the empty string; Python's \1 fails there
     assert plan("^(a)?b\\1$").search("b") is True
     assert plan("^(a)?b\\1$").search("aba") is True
     assert plan("^(a)?b\\1$").search("ab") is False
-    assert plan("(?!(a)b)\\1c").search("c") is True
+    assert plan("^(?:(a)|b)\\1c$").search("bc") is True
     assert _today("^(a)?b\\1$", "b") is False
 
 
 def test_plan_is_cached_and_reads_well() -> None:
     assert plan("^v1$") is plan("^v1$")
-    assert repr(plan("^v1$")) == "PatternPlan('^v1$', fast=TextCheck(how='exact', text='v1'))"
+    assert repr(plan("^v1$")) == (
+        "PatternPlan('^v1$', engine='fast', fast=TextCheck(how='exact', text='v1'))"
+    )
     assert isinstance(plan("a.b"), PatternPlan)
 
 
@@ -317,10 +340,11 @@ def test_generated_patterns_match_like_today(pattern: str, texts: list[str]) -> 
     if pattern_problem(pattern) is not None:
         return
     made = plan(pattern)
+    assert made.regex is not None
     for text in texts:
         found = made.regex.search(text) is not None
         assert made.search(text) is found, (pattern, text)
-        if not FIXED.search(pattern):
+        if not FIXED.search(pattern) and not ("\\B" in pattern and text == ""):
             assert found is _today(pattern, text), (pattern, text)
 
 

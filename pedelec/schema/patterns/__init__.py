@@ -42,6 +42,7 @@ def pattern_problem(pattern: str) -> str | None:
         pattern "\\Ad+" uses "\\A" at position 0, which is not portable to ECMA-262 regular expressions (JavaScript, JSON Schema); use "^" instead
     """
     shown = quote(pattern)
+    invalid = False
     try:
         parse(pattern)
     except Unportable as exc:
@@ -50,18 +51,18 @@ def pattern_problem(pattern: str) -> str | None:
             f"ECMA-262 regular expressions (JavaScript, JSON Schema); {exc.fix}"
         )
     except Invalid:
-        error = _compile_error(pattern)
-        if error is None:  # pragma: no cover - the parser follows every pattern re accepts
-            return _too_complex(shown)
-        return f"pattern {shown} does not compile: {error}"
+        invalid = True  # re.compile words what is wrong
     except TooComplex:
         return _too_complex(shown)
+    error = _compile_error(pattern)
+    if error is not None:
+        return f"pattern {shown} does not compile: {error}"
+    if invalid:  # e.g. a variable-width lookbehind that re reports before a later error
+        return f"pattern {shown} does not compile; fix the regular expression syntax"
     try:
         plan(pattern)
     except ValueError as exc:
-        # a count re cannot hold is worded better by re than by the matcher's state limit
-        error = _compile_error(pattern)
-        return f"pattern {shown} does not compile: {error}" if error else str(exc)
+        return str(exc)  # the matcher's reason, naming the construct and the fix
     return None
 
 
@@ -77,6 +78,8 @@ def _compile_error(pattern: str) -> str | None:
     try:
         re.compile(pattern)
     except re.error as exc:
+        if exc.msg == "look-behind requires fixed-width pattern":
+            return None  # ECMA-262 allows it, and the linear-time matcher runs it
         return f"{exc}; fix the regular expression syntax"
     except OverflowError as exc:  # re raises it for counts such as a{99999999999}
         return f"{exc}; use a smaller count"

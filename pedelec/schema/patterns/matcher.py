@@ -16,7 +16,6 @@ why any other pattern cannot be matched this way.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any
 
@@ -189,8 +188,9 @@ class _Program:
     ) -> int:
         if len(self.op) >= _MAX_STATES:
             raise _Unsupported(
-                f"needs more than {_MAX_STATES:,} matcher states once its counted repeats are "
-                "written out; use smaller counts or fewer nested counted repeats"
+                f"needs more than {_MAX_STATES:,} matcher states, each counted repeat written "
+                "out as copies of its body; use smaller counts, fewer nested counted repeats "
+                "or fewer alternatives"
             )
         self.op.append(op)
         self.arg.append(arg)
@@ -616,6 +616,8 @@ def _membership(chars: Intervals) -> Callable[[int], bool]:
     if sum(hi - lo + 1 for lo, hi in chars) <= 64:
         members = frozenset(code for lo, hi in chars for code in range(lo, hi + 1))
         return members.__contains__
+    from bisect import bisect_right  # here, so that importing the package loads nothing more
+
     starts = [lo for lo, _ in chars]
     ends = [hi for _, hi in chars]
 
