@@ -1,9 +1,11 @@
-"""Regular expressions on agent input: ReDoS patterns are refused, and patterns run on bounded text.
+"""Regular expressions on agent input: ReDoS patterns run in linear time, on bounded text.
 
-A schema ``pattern`` is searched on strings an agent sends. Two protections are tested here:
+A schema ``pattern`` is searched on strings an agent sends. Three protections are tested here:
 
-* registration refuses patterns that can backtrack catastrophically (exponentially), with an
-  ``INVALID_INPUT`` error that names the tool, the pointer and a fix; ``pedelec check`` reports
+* patterns that would backtrack catastrophically in Python's re are accepted and run on the
+  linear-time matcher, answering at once on the strings that make re backtrack;
+* registration refuses patterns that no linear-time path can run, with an ``INVALID_INPUT``
+  error that names the tool, the pointer, the construct and a fix; ``pedelec check`` reports
   the same error for a target that declares one;
 * a pattern is only ever run on strings of at most ``Limits.max_pattern_length`` code points;
   a longer string fails ``pattern`` without being searched (proved with a spy on the compiled
@@ -27,62 +29,110 @@ from pedelec import ArgError, Limits, PedelecError, Session, ToolResult, compile
 from pedelec.cli import main
 from pedelec.schema import _codegen
 from pedelec.schema.patterns import pattern_problem
+from pedelec.schema.patterns.translate import plan
 
 AGAIN = "Correct the arguments and call the tool again."
 
-# Known catastrophic patterns (OWASP's ReDoS examples and the classic textbook ones), each with
-# the repeat registration must blame, and where it starts. The rest of the reason (why the
-# repeat is ambiguous, and the suggested rewrite) is pattern_problem's own wording, pinned in
-# tests/test_regex.py; here every message is asserted whole around it.
-REDOS: list[tuple[str, str, int]] = [
-    (r"^(a+)+$", "(a+)+", 1),
-    (r"([a-zA-Z]+)*", "([a-zA-Z]+)*", 0),
-    (r"(a|aa)+", "(a|aa)+", 0),
-    (r"(a|a?)+", "(a|a?)+", 0),
-    (r"(a|a)*", "(a|a)*", 0),
-    (r"(.*a){12}", "(.*a){12}", 0),
-    (r"^(([a-z])+.)+[A-Z]([a-z])+$", "(([a-z])+.)+", 1),
-    (r"(\w+\s?)+$", r"(\w+\s?)+", 0),
-    (r"^(\d+)+$", r"(\d+)+", 1),
-    (r"^(\w|\d)+$", r"(\w|\d)+", 1),
-    (r"(x+x+)+y", "(x+x+)+", 0),
-    (r"^(a*)*$", "(a*)*", 1),
-    (r"(a+){2,9}", "(a+){2,9}", 0),
-    (r"^(.*?,){11}P", "(.*?,){11}", 1),
-    (r"^([a-z0-9]+[-.]?)+[a-z0-9]+$", "([a-z0-9]+[-.]?)+", 1),
+# Known catastrophic patterns (OWASP's ReDoS examples and the classic textbook ones). Python's
+# re would backtrack exponentially on them; the validator's plan runs them on the linear-time
+# matcher instead, so registration accepts them. Each comes with a string that makes a
+# backtracking engine pay (a character repeated, then a last one) and the verdict.
+REDOS: list[tuple[str, str, str, bool]] = [
+    (r"^(a+)+$", "a", "!", False),
+    (r"([a-zA-Z]+)*", "a", "!", True),
+    (r"(a|aa)+", "a", "!", True),
+    (r"(a|a?)+", "a", "!", True),
+    (r"(a|a)*", "a", "!", True),
+    (r"(.*a){12}", "a", "!", True),
+    (r"^(([a-z])+.)+[A-Z]([a-z])+$", "a", "!", False),
+    (r"(\w+\s?)+$", "a", "!", False),
+    (r"^(\d+)+$", "1", "a", False),
+    (r"^(\w|\d)+$", "1", "!", False),
+    (r"(x+x+)+y", "x", "x", False),
+    (r"^(a*)*$", "a", "!", False),
+    (r"(a+){2,9}", "a", "!", True),
+    (r"^(.*?,){11}P", ",", "!", False),
+    (r"^([a-z0-9]+[-.]?)+[a-z0-9]+$", "a", "!", False),
 ]
 
-
-def reason(pattern: str) -> str:
-    """pattern_problem's sentence for a ReDoS pattern, after checking the part this file owns."""
-    found = pattern_problem(pattern)
-    assert found is not None
-    assert found.startswith(f'pattern "{pattern}" can backtrack catastrophically on agent input: ')
-    return found
+# Patterns neither path can run in linear time: Python's re is not proven linear on them and
+# the matcher cannot carry the backreference. Registration names the construct and the fix.
+REFUSED: list[tuple[str, str]] = [
+    (
+        r"^(a+)+\1$",
+        'pattern "^(a+)+\\1$" uses the backreference "\\1" to the group "(a+)", which can '
+        "capture more than one character, so it cannot be matched in time linear in the string; "
+        "remove the backreference or let the group capture exactly one character",
+    ),
+    (
+        r"(.)\1+",
+        'pattern "(.)\\1+" uses the backreference "\\1" to the group "(.)", and the groups its '
+        "backreferences name can capture more than 255 different characters between them, so it "
+        "cannot be matched in time linear in the string; remove the backreference or narrow the "
+        "characters its group can capture",
+    ),
+    (
+        r"(?=(a+))\1",
+        'pattern "(?=(a+))\\1" uses the backreference "\\1" with a lookaround around it or '
+        "around its group, which cannot be matched in time linear in the string; remove the "
+        "backreference or move it and its group out of the lookaround",
+    ),
+    (
+        r"^(?:(a)|b?)*\1$",
+        'pattern "^(?:(a)|b?)*\\1$" uses a backreference to the group "(a)" inside the repeat '
+        '"(?:(a)|b?)*", which can repeat the empty string, so it cannot be matched in time '
+        "linear in the string; remove the backreference or make the repeated part match at "
+        "least one character",
+    ),
+]
 
 
 def string_schema(pattern: str, **extra: Any) -> Any:
     return {"type": "object", "properties": {"s": {"type": "string", "pattern": pattern, **extra}}}
 
 
-REDOS_PARAMS = [pytest.param(p, r, at, id=p) for p, r, at in REDOS]
+REFUSED_PARAMS = [pytest.param(p, r, id=p) for p, r in REFUSED]
 
 
-@pytest.mark.parametrize(("pattern", "repeat", "position"), REDOS_PARAMS)
-def test_pattern_problem_blames_the_repeat(pattern: str, repeat: str, position: int) -> None:
-    prefix = f'pattern "{pattern}" can backtrack catastrophically on agent input: '
-    assert reason(pattern).startswith(f'{prefix}the repeat "{repeat}" at position {position} ')
-    assert pattern[position:].startswith(repeat)
+@pytest.mark.parametrize(("pattern", "unit", "last", "verdict"), REDOS)
+def test_redos_patterns_are_accepted_and_run_on_the_matcher(
+    pattern: str, unit: str, last: str, verdict: bool
+) -> None:
+    assert pattern_problem(pattern) is None
+    assert plan(pattern).engine == "matcher"
+    assert plan(pattern).search(unit * 20 + last) is verdict
 
 
-@pytest.mark.parametrize(("pattern", "repeat", "position"), REDOS_PARAMS)
-def test_registration_refuses_redos_patterns(pattern: str, repeat: str, position: int) -> None:
+_RUN_REDOS = """
+import json, sys
+from pedelec.schema.patterns.translate import plan
+cases = json.loads(sys.stdin.read())
+print(json.dumps([plan(p).search(u * 1023 + t) for p, u, t in cases]))
+"""
+
+
+def test_redos_patterns_answer_promptly_on_hostile_strings() -> None:
+    # a hard timeout only: Python's re would backtrack for hours on most of these
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN_REDOS],
+        input=json.dumps([(p, u, t) for p, u, t, _ in REDOS]),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [verdict for *_, verdict in REDOS]
+
+
+@pytest.mark.parametrize(("pattern", "message"), REFUSED_PARAMS)
+def test_registration_refuses_what_no_linear_path_runs(pattern: str, message: str) -> None:
+    assert pattern_problem(pattern) == message
     session = Session()
     with pytest.raises(PedelecError) as caught:
         session.on_tool("slug", description="Slug.", schema=string_schema(pattern))(lambda a: a)
     assert caught.value.code == "INVALID_INPUT"
     assert caught.value.message == (
-        f'Invalid schema for tool "slug" at /properties/s/pattern: {reason(pattern)}.'
+        f'Invalid schema for tool "slug" at /properties/s/pattern: {message}.'
     )
     assert caught.value.details == {
         "pointer": "/properties/s/pattern",
@@ -97,12 +147,12 @@ NESTED_REDOS: Any = {
     "properties": {
         "tags": {
             "type": "array",
-            "items": {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": "^(a+)+$"}]},
+            "items": {"oneOf": [{"type": "integer"}, {"type": "string", "pattern": REFUSED[0][0]}]},
         }
     },
 }
 NESTED_POINTER = "/properties/tags/items/oneOf/1/pattern"
-NESTED_REASON = reason("^(a+)+$")
+NESTED_REASON = REFUSED[0][1]
 
 
 def test_every_way_in_refuses_a_nested_redos_pattern() -> None:
@@ -189,9 +239,9 @@ def slug(args):
 """
 
 
-@pytest.mark.parametrize(("pattern", "repeat", "position"), REDOS_PARAMS[:4])
-def test_pedelec_check_reports_a_redos_pattern(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str, repeat: str, position: int
+@pytest.mark.parametrize(("pattern", "message"), REFUSED_PARAMS[:2])
+def test_pedelec_check_reports_a_refused_pattern(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pattern: str, message: str
 ) -> None:
     # Registration refuses the pattern, so loading the target fails and check reports that
     # error (with its pointer) instead of a list of findings.
@@ -201,7 +251,7 @@ def test_pedelec_check_reports_a_redos_pattern(
     out, err = capsys.readouterr()
     assert out.splitlines() == [
         f'error: INVALID_INPUT: Invalid schema for tool "slug" at /properties/s/pattern: '
-        f"{reason(pattern)}.",
+        f"{message}.",
         "1 error",
     ]
     assert err == ""
@@ -242,9 +292,24 @@ class SpyPattern:
 def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Lengths of the strings every pattern compiled from now on is searched on."""
     lengths: list[int] = []
-    real = _codegen.ecma_pattern
-    monkeypatch.setattr(_codegen, "ecma_pattern", lambda source: SpyPattern(real(source), lengths))
+    real = _codegen.plan
+    monkeypatch.setattr(_codegen, "plan", lambda source: SpyPlan(real(source), lengths))
     return lengths
+
+
+class SpyPlan:
+    """Stands in for a pattern's plan, with no fast path, so every check runs a search."""
+
+    def __init__(self, real: Any, searched: list[int]) -> None:
+        self.engine = real.engine
+        self.fast = None
+        self.regex = None if real.regex is None else SpyPattern(real.regex, searched)
+        self.real = real
+        self.searched = searched
+
+    def search(self, text: str) -> bool:
+        self.searched.append(len(text))
+        return bool(self.real.search(text))
 
 
 def fresh(schema: Any) -> Any:

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from pedelec import compile_schema
-from pedelec.schema._compile import ecma_pattern
 from pedelec.schema.interpret import accepts
+from pedelec.schema.patterns.parse import parse
+from pedelec.schema.patterns.translate import PYTHON_FLAGS, ClassRun, TextCheck, plan, to_python
 
 
 def _schema(pattern: str) -> dict[str, object]:
@@ -65,11 +66,11 @@ def test_pattern_matches_like_ecma_262(pattern: str, text: str, expected: bool) 
 
 
 def test_rewritten_source() -> None:
-    assert ecma_pattern("^[0-9]+$").pattern == "^[0-9]+\\Z"
-    assert ecma_pattern("a.b").pattern == "a[^\\n\\r\\u2028\\u2029]b"
-    assert ecma_pattern("\\\\$").pattern == "\\\\\\Z"
-    assert ecma_pattern("[\\d_]").pattern == "[0-9_]"
-    assert ecma_pattern("x").flags & re.ASCII
+    assert to_python(parse("^[0-9]+$")) == "^[0-9]+\\Z"
+    assert to_python(parse("a.b")) == "a[^\\n\\r\\u2028\\u2029]b"
+    assert to_python(parse("\\\\$")) == "\\\\\\Z"
+    assert to_python(parse("[\\d_]")) == "[0-9_]"
+    assert PYTHON_FLAGS & re.ASCII
 
 
 # The str.strip fast path for ^[class]{m,n}$ must agree with the regex engine on every string.
@@ -89,7 +90,9 @@ ALPHABET = "abcz-._A \n\r~\u00e90\u0661\u00a0"
 @given(text=st.text(alphabet=ALPHABET, max_size=8))
 def test_char_class_fast_path_agrees_with_regex(pattern: str, text: str) -> None:
     validator = compile_schema(_schema(pattern))
-    expected = ecma_pattern(pattern).search(text) is not None
+    regex = plan(pattern).regex
+    assert regex is not None
+    expected = regex.search(text) is not None
     assert validator.is_valid({"s": text}) is expected
     assert (validator.errors({"s": text}) == []) is expected
 
@@ -103,26 +106,24 @@ LITERAL_ALPHABET = "htps:/.dfv1a-b$xy\n"
 @given(text=st.text(alphabet=LITERAL_ALPHABET, max_size=10))
 def test_literal_fast_path_agrees_with_regex(pattern: str, text: str) -> None:
     validator = compile_schema(_schema(pattern))
-    expected = ecma_pattern(pattern).search(text) is not None
+    regex = plan(pattern).regex
+    assert regex is not None
+    expected = regex.search(text) is not None
     assert validator.is_valid({"s": text}) is expected
     assert (validator.errors({"s": text}) == []) is expected
 
 
 def test_literal_patterns_are_recognised() -> None:
-    from pedelec.schema._compile import _literal_pattern
-
-    assert _literal_pattern("^https://") == ("prefix", "https://")
-    assert _literal_pattern("\\.pdf$") == ("suffix", ".pdf")
-    assert _literal_pattern("^v1$") == ("exact", "v1")
-    assert _literal_pattern("a-b") == ("inside", "a-b")
-    assert _literal_pattern("^a+$") is None
-    assert _literal_pattern("^(ab)$") is None
+    assert plan("^https://").fast == TextCheck("prefix", "https://")
+    assert plan("\\.pdf$").fast == TextCheck("suffix", ".pdf")
+    assert plan("^v1$").fast == TextCheck("exact", "v1")
+    assert plan("a-b").fast == TextCheck("inside", "a-b")
+    assert not isinstance(plan("^a+$").fast, TextCheck)
+    assert plan("^(ab)$").fast is None
 
 
 def test_prefixed_class_patterns_are_recognised() -> None:
-    from pedelec.schema._compile import _char_class_pattern
-
-    assert _char_class_pattern("^card-[0-9]{1,8}$") == ("card-", "0123456789", 1, 8)
-    assert _char_class_pattern("^[a-c]+$") == ("", "abc", 1, sys.maxsize)
-    assert _char_class_pattern("^[^a]+$") is None
-    assert _char_class_pattern("^a[bc]") is None
+    assert plan("^card-[0-9]{1,8}$").fast == ClassRun("card-", "0123456789", 1, 8)
+    assert plan("^[a-c]+$").fast == ClassRun("", "abc", 1, sys.maxsize)
+    assert plan("^[^a]+$").fast is None
+    assert plan("^a[bc]").fast is None

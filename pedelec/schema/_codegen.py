@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 from pedelec.schema import _runtime
-from pedelec.schema._compile import _char_class_pattern, _literal_pattern, ecma_pattern
 from pedelec.schema.keywords import (
     SUBSET,
     Condition,
@@ -31,6 +30,7 @@ from pedelec.schema.keywords import (
     m_required,
     m_type,
 )
+from pedelec.schema.patterns.translate import ClassRun, TextCheck, plan
 
 __all__ = ["function"]
 
@@ -216,33 +216,36 @@ class _Gen:
         chain: list[_Check],
     ) -> None:
         source = node["pattern"]
-        search = self.const(ecma_pattern(source).search)
+        # One parse decides how the pattern runs: a str method, Python's re where the pattern
+        # is proven linear there, else the linear-time matcher (patterns/translate.py).
+        how = plan(source)
         src = self.const(source)
         lim = self.const(self.pattern_limit)
         too_long = self.call(m_pattern_too_long, src, lim, n)
         chain.append((f"{n} > {lim}", f"{n} > {lim}", "pattern", too_long))
         mismatch = self.call(m_pattern, src, v)
-        literal = None if self.err else _literal_pattern(source)
-        fast = None if self.err or literal else _char_class_pattern(source)
-        if literal is not None:
+        fast = None if self.err else how.fast
+        if isinstance(fast, TextCheck):
             # A pattern that is only text, anchored or not: a str method, no regex engine.
-            how, text = literal
-            t = self.const(text)
+            t = self.const(fast.text)
             test = {
                 "prefix": f"not {v}.startswith({t})",
                 "suffix": f"not {v}.endswith({t})",
                 "exact": f"{v} != {t}",
                 "inside": f"{t} not in {v}",
-            }[how]
+            }[fast.how]
             chain.append((test, test, "pattern", mismatch))
-        elif fast is None:
-            bool_cond = f"{search}({v}) is None"
-            chain.append((bool_cond, f"{n} <= {lim} and {bool_cond}", "pattern", mismatch))
-        else:
+        elif isinstance(fast, ClassRun):
             # str.strip in C instead of the regex engine, about 3x faster per string.
             self.checks_or_pass(ind, chain, p)
             chain.clear()
             self.char_class(fast, v, n, ind)
+        else:
+            if how.engine == "re" and how.regex is not None:
+                bool_cond = f"{self.const(how.regex.search)}({v}) is None"
+            else:
+                bool_cond = f"not {self.const(how.search)}({v})"
+            chain.append((bool_cond, f"{n} <= {lim} and {bool_cond}", "pattern", mismatch))
 
     def char_class(self, fast: tuple[str, str, int, int], v: str, n: str, ind: int) -> None:
         prefix, allowed, low, high = fast

@@ -18,7 +18,7 @@ from pedelec._json import json_key
 from pedelec.limits import DEFAULT_LIMITS
 
 # The matcher the generated validator uses; imported, never copied, so both read a pattern alike.
-from pedelec.schema._compile import ecma_pattern
+from pedelec.schema.patterns.translate import plan
 
 __all__ = ["accepts"]
 
@@ -85,7 +85,7 @@ class _Walk:
         if not _in_enum(node, value):
             return False
         if "pattern" in node:
-            return n <= self.limit and ecma_pattern(node["pattern"]).search(value) is not None
+            return n <= self.limit and plan(node["pattern"]).search(value)
         return True
 
     @staticmethod

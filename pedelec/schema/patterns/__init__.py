@@ -1,21 +1,21 @@
 """Rules for ``pattern`` strings in tool schemas, and how the validator matches them.
 
-A pattern must compile with Python's :mod:`re`; it must use only syntax that means the same in
-ECMA-262 (JavaScript) regular expressions, because providers and agents read the schema as JSON
-Schema; and it must not be able to backtrack catastrophically on the strings an agent sends.
+A pattern must use only syntax that means the same in ECMA-262 (JavaScript) regular
+expressions and Python's :mod:`re`, because providers and agents read the schema as JSON
+Schema; and it must match any string in time linear in the string's length.
 
-Each pattern is parsed once (:mod:`.parse`); the backtracking check (:mod:`.ambiguity`), the
-ECMA-262 reading of character sets (:mod:`.charsets`) and the validator's matching plan
-(:mod:`.translate`) all read that tree.
+Each pattern is parsed once (:mod:`.parse`); the ECMA-262 reading of character sets
+(:mod:`.charsets`), the proof that Python's ``re`` runs a pattern in linear time
+(:mod:`.ambiguity`), the linear-time matcher (:mod:`.matcher`) and the validator's matching
+plan (:mod:`.translate`, which picks among them) all read that tree.
 """
 
 from __future__ import annotations
 
 import re
 
-from pedelec.schema.patterns.ambiguity import backtracking_problem
 from pedelec.schema.patterns.parse import Invalid, TooComplex, Unportable, parse, quote
-from pedelec.schema.patterns.tree import Alt, Seq
+from pedelec.schema.patterns.translate import plan
 
 __all__ = ["pattern_problem"]
 
@@ -24,7 +24,9 @@ def pattern_problem(pattern: str) -> str | None:
     """Say why a ``pattern`` cannot be used in a tool schema.
 
     Checks, in order: syntax that is not portable to ECMA-262 (JavaScript) regular
-    expressions, compilation with Python's :mod:`re`, and catastrophic backtracking.
+    expressions, syntax errors (worded by Python's :mod:`re`), and whether a linear-time path
+    runs it (:func:`pedelec.schema.patterns.translate.plan`: Python ``re`` where proven
+    linear, else the linear-time matcher).
 
     Args:
         pattern: The ``pattern`` keyword's value.
@@ -40,27 +42,28 @@ def pattern_problem(pattern: str) -> str | None:
         pattern "\\Ad+" uses "\\A" at position 0, which is not portable to ECMA-262 regular expressions (JavaScript, JSON Schema); use "^" instead
     """
     shown = quote(pattern)
-    tree: Seq | Alt | None
+    invalid = False
     try:
-        tree = parse(pattern)
+        parse(pattern)
     except Unportable as exc:
         return (
             f"pattern {shown} uses {exc.what} at position {exc.pos}, which is not portable to "
             f"ECMA-262 regular expressions (JavaScript, JSON Schema); {exc.fix}"
         )
     except Invalid:
-        tree = None  # re.compile says what is wrong
+        invalid = True  # re.compile words what is wrong
     except TooComplex:
         return _too_complex(shown)
     error = _compile_error(pattern)
     if error is not None:
         return f"pattern {shown} does not compile: {error}"
-    if tree is None:  # pragma: no cover - the parser follows every pattern re accepts
-        return _too_complex(shown)
+    if invalid:  # e.g. a variable-width lookbehind that re reports before a later error
+        return f"pattern {shown} does not compile; fix the regular expression syntax"
     try:
-        return backtracking_problem(pattern, tree)
-    except TooComplex:
-        return _too_complex(shown)
+        plan(pattern)
+    except ValueError as exc:
+        return str(exc)  # the matcher's reason, naming the construct and the fix
+    return None
 
 
 def _too_complex(shown: str) -> str:
@@ -75,6 +78,8 @@ def _compile_error(pattern: str) -> str | None:
     try:
         re.compile(pattern)
     except re.error as exc:
+        if exc.msg == "look-behind requires fixed-width pattern":
+            return None  # ECMA-262 allows it, and the linear-time matcher runs it
         return f"{exc}; fix the regular expression syntax"
     except OverflowError as exc:  # re raises it for counts such as a{99999999999}
         return f"{exc}; use a smaller count"

@@ -18,11 +18,11 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import TypeVar
 
 from pedelec.schema.patterns import tree as syntax
-from pedelec.schema.patterns.charsets import Intervals, either_set, overlaps
+from pedelec.schema.patterns.charsets import Intervals, either_set, overlaps, union
 from pedelec.schema.patterns.parse import TooComplex, quote
 from pedelec.schema.patterns.tree import UNBOUNDED, Item
 
-__all__ = ["backtracking_problem"]
+__all__ = ["backtracking_problem", "runs_linearly_in_re"]
 
 _Recipe = tuple[bool, tuple[Item, ...]]  # (negated, items) of one character set
 _H = TypeVar("_H", bound=Hashable)
@@ -355,6 +355,14 @@ class _Analysis:
             found = self.overlap_memo[key] = overlaps(self.chars(a), self.chars(b))
         return found
 
+    def disjoint(self, targets: list[tuple[int, int]]) -> bool:
+        """Whether ``targets`` (position, ways) are each reached one way, on disjoint sets."""
+        if any(count > 1 for _, count in targets):
+            return False
+        spans = sorted(span for q, _ in targets for span in self.chars(self.labels[q]))
+        self.spend(len(spans))
+        return all(spans[i][1] < spans[i + 1][0] for i in range(len(spans) - 1))
+
     def branches(self, edges: dict[tuple[int, int], int]) -> bool:
         """Whether some position has two ways on that can read the same character."""
         succ = _successors(edges)
@@ -615,3 +623,96 @@ def _merged_quantifier(outer: _Node, inner: _Node) -> str:
     if UNBOUNDED not in (outer.hi, inner.hi):
         return "?"
     return "+" if outer.lo == inner.lo == 1 else "*"
+
+
+# --- linear under Python's re -----------------------------------------------------------------
+
+_MAX_UNANCHORED_WIDTH = 256
+
+
+def runs_linearly_in_re(tree: syntax.Seq | syntax.Alt) -> bool:
+    """Whether ``re.search`` of the pattern provably takes time linear in the string.
+
+    The proof, conservative by design (a pattern it cannot prove goes to the linear matcher):
+
+    1. No lookaround (each would rescan from every position it is tried at), and no
+       backreference to a group inside a repeat (ECMA-262 resets such captures per
+       iteration, Python does not). Other backreferences are read as a copy of their group.
+    2. No iterating repeat whose body can match the empty string.
+    3. The position automaton, every iterating repeat read as a loop, is deterministic with
+       unique derivations: the first positions, and the successors of every position, read
+       pairwise disjoint character sets, each reached one way. Then at most one path of the
+       backtracking engine reads any given prefix from a start, every other path dies on its
+       first character, and one attempt costs the length it reads times the pattern's size.
+    4. Attempts from different starts cost linear time in total: every option of the pattern
+       starts with ``^`` (an attempt away from the start fails at once), or a match reads at
+       most 256 characters, or no character a match can read after its first one can also
+       start a match (attempts then read disjoint stretches of the string).
+    """
+    inside_repeat: set[int] = set()
+    for node in syntax.walk(tree):
+        if isinstance(node, syntax.Look):
+            return False
+        if isinstance(node, syntax.Repeat):
+            inside_repeat.update(id(kid) for kid in syntax.walk(node.body))
+    for node in syntax.walk(tree):
+        if isinstance(node, syntax.Backref) and id(node.group) in inside_repeat:
+            return False
+    try:
+        root = _mirror(tree)
+        analysis = _Analysis(root)
+        for loop in _postorder(root):
+            if _iterates(loop) and not _is_dead(loop):
+                if loop.kids[0].null:
+                    return False
+                loop.cyclic = True
+        edges = analysis.edges(root, inside=True)
+        succ = _successors(edges)
+        if not all(analysis.disjoint(list(targets)) for targets in succ.values()):
+            return False
+        if not analysis.disjoint(list(root.first.items())):
+            return False
+        if _anchored(tree) or _max_width(root) <= _MAX_UNANCHORED_WIDTH:
+            return True
+        starts = union(analysis.chars(analysis.labels[p]) for p in root.first)
+        later = {q for _, q in edges}
+        return not any(overlaps(starts, analysis.chars(analysis.labels[q])) for q in later)
+    except TooComplex:
+        return False
+
+
+def _anchored(tree: syntax.Seq | syntax.Alt) -> bool:
+    """Whether every way through the pattern starts with ``^``."""
+    todo: list[syntax.Node] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, syntax.Alt):
+            todo.extend(node.options)
+        elif isinstance(node, syntax.Seq) and node.parts:
+            todo.append(node.parts[0])
+        elif isinstance(node, syntax.Group):
+            todo.append(node.body)
+        elif not (isinstance(node, syntax.Anchor) and node.kind == "^"):
+            return False
+    return True
+
+
+def _max_width(root: _Node) -> float:
+    """The most characters a match can read (infinite when a repeat is unbounded)."""
+    width: dict[int, float] = {}
+    for node in _postorder(root):
+        kids = [width[id(kid)] for kid in node.kids]
+        if node.kind == _CHAR:
+            found: float = 1
+        elif node.kind == _SEQ:
+            found = sum(kids)
+        elif node.kind == _ALT:
+            found = max(kids)
+        elif node.kind == _GROUP:
+            found = kids[0]
+        elif node.kind == _REPEAT:
+            found = kids[0] * (float("inf") if node.hi == UNBOUNDED else node.hi) if kids[0] else 0
+        else:
+            found = 0
+        width[id(node)] = found
+    return width[id(root)]

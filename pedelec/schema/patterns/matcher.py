@@ -6,44 +6,37 @@ pattern's Thompson automaton instead (a Pike VM that keeps each state once per p
 a search costs at most ``len(text)`` times the number of states. It answers only whether the
 pattern occurs in the text, like ``re.search(...) is not None``.
 
-It reads the tree of the project's own ECMA-262 parser. Lookarounds become position
-predicates, computed before the search by a scan of their own (backwards for a lookahead).
-A backreference is kept only where the group it names captures one character out of a few,
-so the few possible captures ride along with each state; :func:`supported` words why any
-other pattern cannot be matched this way.
+It reads the tree of the project's own parser (:mod:`pedelec.schema.patterns.tree`) and the
+ECMA-262 character sets of :mod:`pedelec.schema.patterns.charsets`. Lookarounds become
+position predicates, computed before the search by a scan of their own (backwards for a
+lookahead). A backreference is kept only where the group it names captures one character out
+of a few, so the few possible captures ride along with each state; :func:`supported` words
+why any other pattern cannot be matched this way.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any
 
-from pedelec.schema._regex import (
-    _ALT,
-    _CHAR,
-    _EMPTY,
-    _GROUP,
-    _JS_DOT_EXCLUDES,
-    _JS_SETS,
-    _LOOK,
-    _REPEAT,
-    _SEQ,
-    _UNBOUNDED,
-    _complement,
-    _Invalid,
-    _Node,
-    _Parser,
-    _postorder,
-    _quote,
-    _TooComplex,
-    _union,
-    _Unportable,
+from pedelec.schema.patterns.charsets import Intervals, ecma_set, union
+from pedelec.schema.patterns.parse import Invalid, TooComplex, Unportable, parse, quote
+from pedelec.schema.patterns.tree import (
+    UNBOUNDED,
+    Alt,
+    Anchor,
+    Backref,
+    CharSet,
+    Group,
+    Look,
+    Node,
+    Repeat,
+    Seq,
+    walk,
 )
 
 __all__ = ["Matcher", "compile", "supported"]
 
-_Intervals = tuple[tuple[int, int], ...]
 _Caps = tuple[str | None, ...]  # the capture of each group a backreference names
 _Thread = tuple[int, _Caps]
 # a program without backreferences keeps instruction numbers; one with them keeps threads
@@ -65,7 +58,7 @@ class _Unsupported(Exception):
     """The pattern uses something this matcher cannot run in linear time."""
 
 
-def supported(pattern: str, tree: _Node | None = None) -> str | None:
+def supported(pattern: str, tree: Seq | Alt | None = None) -> str | None:
     """Say why ``pattern`` cannot be run by this matcher, or ``None`` when it can.
 
     Args:
@@ -86,7 +79,7 @@ def supported(pattern: str, tree: _Node | None = None) -> str | None:
     return None
 
 
-def compile(pattern: str, tree: _Node | None = None) -> Matcher:
+def compile(pattern: str, tree: Seq | Alt | None = None) -> Matcher:
     """Build the matcher of ``pattern``; raises ``ValueError`` with :func:`supported`'s reason.
 
     Example:
@@ -101,13 +94,13 @@ class Matcher:
 
     __slots__ = ("_looks", "_main", "pattern")
 
-    def __init__(self, pattern: str, tree: _Node | None = None) -> None:
+    def __init__(self, pattern: str, tree: Seq | Alt | None = None) -> None:
         self.pattern = pattern
-        shown = _quote(pattern)
+        shown = quote(pattern)
         if tree is None:
             try:
-                tree = _Parser(pattern).parse()
-            except (_Unportable, _Invalid, _TooComplex):
+                tree = parse(pattern)
+            except (Unportable, Invalid, TooComplex):
                 raise ValueError(
                     f"pattern {shown} is not a portable ECMA-262 pattern; "
                     "fix what pattern_problem reports for it"
@@ -195,8 +188,9 @@ class _Program:
     ) -> int:
         if len(self.op) >= _MAX_STATES:
             raise _Unsupported(
-                f"needs more than {_MAX_STATES:,} matcher states once its counted repeats are "
-                "written out; use smaller counts or fewer nested counted repeats"
+                f"needs more than {_MAX_STATES:,} matcher states, each counted repeat written "
+                "out as copies of its body; use smaller counts, fewer nested counted repeats "
+                "or fewer alternatives"
             )
         self.op.append(op)
         self.arg.append(arg)
@@ -393,29 +387,30 @@ def _scan(look: _Look, text: str, verdicts: Sequence[list[bool]]) -> list[bool]:
     return out
 
 
-_Emission = Generator[tuple[_Node, tuple[int, ...]], None, None]
+_Emission = Generator[tuple[Node, tuple[int, ...]], None, None]
+_ASSERTS = {"^": _AT_START, "$": _AT_END, "b": _AT_WORD_EDGE, "B": _AT_NOT_WORD_EDGE}
+_USES = {"^": 0, "$": 1, "b": 2, "B": 2}
 
 
 class _Builder:
     """Writes the programs of one pattern: the main one and one per lookaround."""
 
-    def __init__(self, pattern: str, tree: _Node) -> None:
+    def __init__(self, pattern: str, tree: Seq | Alt) -> None:
         self.text = pattern
         self.looks: list[_Look] = []
         self.look_of: dict[int, int] = {}
         self.tests: dict[tuple[bool, tuple[object, ...]], Callable[[int], bool]] = {}
-        self.numbers = _group_numbers(pattern, tree)
-        self.slots = self._backreferenced(tree)
+        self.slots = _backreferenced(pattern, tree)
         self.main = self._program(tree, forward=True)
 
-    def _program(self, root: _Node, *, forward: bool) -> _Program:
+    def _program(self, root: Node, *, forward: bool) -> _Program:
         program = _Program()
         program.empty = (None,) * len(self.slots)
         self._write(program, root, forward)
         program.emit(_OP_MATCH)
         return program
 
-    def _write(self, program: _Program, root: _Node, forward: bool) -> None:
+    def _write(self, program: _Program, root: Node, forward: bool) -> None:
         """Emit ``root``; each node's generator yields the kids it wants emitted in place."""
         stack = [self._node(program, root, forward, ())]
         while stack:
@@ -427,66 +422,53 @@ class _Builder:
             stack.append(self._node(program, kid, forward, into))
 
     def _node(
-        self, program: _Program, node: _Node, forward: bool, into: tuple[int, ...]
+        self, program: _Program, node: Node, forward: bool, into: tuple[int, ...]
     ) -> _Emission:
-        kind = node.kind
-        text = self.text
-        if kind == _CHAR:
-            assert node.recipe is not None
-            program.emit(_OP_CHAR, test=self._test(node.recipe), captures=into)
-        elif kind == _SEQ:
-            for kid in node.kids if forward else reversed(node.kids):
+        if isinstance(node, CharSet):
+            program.emit(_OP_CHAR, test=self._test(node), captures=into)
+        elif isinstance(node, Seq):
+            for kid in node.parts if forward else reversed(node.parts):
                 yield kid, into
-        elif kind == _ALT:
+        elif isinstance(node, Alt):
             jumps = []
-            for index, kid in enumerate(node.kids):
-                if index == len(node.kids) - 1:
-                    yield kid, into
+            last = len(node.options) - 1
+            for index, option in enumerate(node.options):
+                if index == last:
+                    yield option, into
                     break
                 split = program.emit(_OP_SPLIT, len(program.op) + 1)
-                yield kid, into
+                yield option, into
                 jumps.append(program.emit(_OP_JUMP))
                 program.arg2[split] = len(program.op)
             for jump in jumps:
                 program.arg[jump] = len(program.op)
-        elif kind == _GROUP:
-            if text.startswith("\\", node.start):
-                number = int(text[node.start + 1 : node.end])
-                program.emit(_OP_BACKREF, self.slots[number])
-            else:
-                number = self.numbers.get(id(node), 0)
-                slot = self.slots.get(number)
-                yield node.kids[0], (into if slot is None else (*into, slot))
-        elif kind == _EMPTY:
-            mark = text[node.start : node.end]
-            if mark == "^":
-                program.uses[0] = True
-                program.emit(_OP_ASSERT, _AT_START)
-            elif mark == "$":
-                program.uses[1] = True
-                program.emit(_OP_ASSERT, _AT_END)
-            else:
-                program.uses[2] = True
-                program.emit(_OP_ASSERT, _AT_WORD_EDGE if mark == "\\b" else _AT_NOT_WORD_EDGE)
-        elif kind == _LOOK:
+        elif isinstance(node, Backref):
+            program.emit(_OP_BACKREF, self.slots[node.index])
+        elif isinstance(node, Group):
+            slot = self.slots.get(node.index) if node.index else None
+            yield node.body, (into if slot is None else (*into, slot))
+        elif isinstance(node, Anchor):
+            program.uses[_USES[node.kind]] = True
+            program.emit(_OP_ASSERT, _ASSERTS[node.kind])
+        elif isinstance(node, Look):
             number = self._lookaround(node)
             if number not in program.looks:
                 program.looks.append(number)
             local = program.looks.index(number)
-            negated = text.startswith("!", node.start + 2) or text.startswith("<!", node.start + 2)
-            program.emit(_OP_ASSERT, 4 + 2 * local + negated)
+            program.emit(_OP_ASSERT, 4 + 2 * local + node.negated)
         else:
+            assert isinstance(node, Repeat)
             yield from self._repeat(program, node, into)
 
-    def _repeat(self, program: _Program, node: _Node, into: tuple[int, ...]) -> _Emission:
+    def _repeat(self, program: _Program, node: Repeat, into: tuple[int, ...]) -> _Emission:
         """Write ``{lo,hi}`` out as copies; every iteration first forgets its captures."""
-        body = node.kids[0]
+        body = node.body
         inner = self._slots_below(body)
         for _ in range(node.lo):
             if inner:
                 program.emit(_OP_CLEAR, captures=inner)
             yield body, into
-        if node.hi == _UNBOUNDED:
+        if node.hi == UNBOUNDED:
             loop = program.emit(_OP_SPLIT, len(program.op) + 1)
             if inner:
                 program.emit(_OP_CLEAR, captures=inner)
@@ -503,193 +485,139 @@ class _Builder:
         for split in splits:
             program.arg2[split] = len(program.op)
 
-    def _slots_below(self, node: _Node) -> tuple[int, ...]:
+    def _slots_below(self, node: Node) -> tuple[int, ...]:
         if not self.slots:
             return ()
         return tuple(
-            self.slots[self.numbers[id(kid)]]
-            for kid in _below(node, self.text)
-            if self.numbers.get(id(kid), 0) in self.slots
+            self.slots[kid.index]
+            for kid in walk(node)
+            if isinstance(kid, Group) and kid.index in self.slots
         )
 
-    def _lookaround(self, node: _Node) -> int:
+    def _lookaround(self, node: Look) -> int:
         """The number of the lookaround ``node``, its program written on first sight."""
         number = self.look_of.get(id(node))
         if number is None:
-            ahead = not self.text.startswith("(?<", node.start)
-            program = self._program(node.kids[0], forward=not ahead)
+            program = self._program(node.body, forward=not node.ahead)
             number = self.look_of[id(node)] = len(self.looks)
-            self.looks.append(_Look(program, ahead))
+            self.looks.append(_Look(program, node.ahead))
         return number
 
-    def _test(self, recipe: tuple[bool, tuple[object, ...]]) -> Callable[[int], bool]:
+    def _test(self, node: CharSet) -> Callable[[int], bool]:
+        recipe = (node.negated, node.items)
         test = self.tests.get(recipe)
         if test is None:
-            test = self.tests[recipe] = _membership(_code_points(recipe))
+            test = self.tests[recipe] = _membership(ecma_set(node.negated, node.items))
         return test
 
-    def _backreferenced(self, tree: _Node) -> dict[int, int]:
-        """Slot of each group a backreference names; refuse what the states cannot carry."""
-        text = self.text
-        refs: list[_Node] = []
-        inside_look: set[int] = set()
-        for look in (n for n in _below(tree, text) if n.kind == _LOOK):
-            inside_look.update(id(n) for n in _below(look.kids[0], text))
-        for node in _below(tree, text):
-            if node.kind == _GROUP and text.startswith("\\", node.start):
-                refs.append(node)
-        if not refs:
-            return {}
-        groups = {number: node for node, number in self._group_nodes(tree)}
-        slots: dict[int, int] = {}
-        product = 1
-        for ref in refs:
-            number = int(text[ref.start + 1 : ref.end])
-            group = groups[number]
-            shown = _quote(text[ref.start : ref.end])
-            if id(ref) in inside_look or id(group) in inside_look:
+
+def _backreferenced(text: str, tree: Seq | Alt) -> dict[int, int]:
+    """Slot of each group a backreference names; refuse what the states cannot carry."""
+    refs = [node for node in walk(tree) if isinstance(node, Backref)]
+    if not refs:
+        return {}
+    inside_look: set[int] = set()
+    for look in (node for node in walk(tree) if isinstance(node, Look)):
+        inside_look.update(id(node) for node in walk(look.body))
+    slots: dict[int, int] = {}
+    product = 1
+    for ref in refs:
+        group = ref.group
+        shown = quote(text[ref.start : ref.end])
+        if id(ref) in inside_look or id(group) in inside_look:
+            raise _Unsupported(
+                f"uses the backreference {shown} with a lookaround around it or around its "
+                "group, which cannot be matched in time linear in the string; remove the "
+                "backreference or move it and its group out of the lookaround"
+            )
+        values = _single_characters(group.body)
+        if values is None:
+            raise _Unsupported(
+                f"uses the backreference {shown} to the group "
+                f"{quote(text[group.start : group.end])}, which can capture more than one "
+                "character, so it cannot be matched in time linear in the string; remove the "
+                "backreference or let the group capture exactly one character"
+            )
+        if ref.index not in slots:
+            slots[ref.index] = len(slots)
+            product *= values + 1
+        if product > _MAX_CAPTURES:
+            raise _Unsupported(
+                f"uses the backreference {shown} to the group "
+                f"{quote(text[group.start : group.end])}, and the groups its "
+                f"backreferences name can capture more than {_MAX_CAPTURES - 1} different "
+                "characters between them, so it cannot be matched in time linear in the "
+                "string; remove the backreference or narrow the characters its group can "
+                "capture"
+            )
+    for node in walk(tree):
+        if not isinstance(node, Repeat) or node.hi == node.lo or _min_width(node.body):
+            continue
+        for kid in walk(node.body):
+            if isinstance(kid, Group) and kid.index in slots:
                 raise _Unsupported(
-                    f"uses the backreference {shown} with a lookaround around it or around its "
-                    "group, which cannot be matched in time linear in the string; remove the "
-                    "backreference or move it and its group out of the lookaround"
+                    f"uses a backreference to the group {quote(text[kid.start : kid.end])} "
+                    f"inside the repeat {quote(text[node.start : node.end])}, which can "
+                    "repeat the empty string, so it cannot be matched in time linear in the "
+                    "string; remove the backreference or make the repeated part match at "
+                    "least one character"
                 )
-            values = _single_characters(group.kids[0], text)
-            if values is None:
-                raise _Unsupported(
-                    f"uses the backreference {shown} to the group "
-                    f"{_quote(text[group.start : group.end])}, which can capture more than one "
-                    "character, so it cannot be matched in time linear in the string; remove the "
-                    "backreference or let the group capture exactly one character"
-                )
-            if number not in slots:
-                slots[number] = len(slots)
-                product *= values + 1
-            if product > _MAX_CAPTURES:
-                raise _Unsupported(
-                    f"uses the backreference {shown} to the group "
-                    f"{_quote(text[group.start : group.end])}, and the groups its "
-                    f"backreferences name can capture more than {_MAX_CAPTURES - 1} different "
-                    "characters between them, so it cannot be matched in time linear in the "
-                    "string; remove the backreference or narrow the characters its group can "
-                    "capture"
-                )
-        for node in _below(tree, text):
-            if node.kind != _REPEAT or node.hi == node.lo or _min_width(node.kids[0], text):
-                continue
-            for kid in _below(node.kids[0], text):
-                if self.numbers.get(id(kid), 0) in slots:
-                    raise _Unsupported(
-                        f"uses a backreference to the group {_quote(text[kid.start : kid.end])} "
-                        f"inside the repeat {_quote(text[node.start : node.end])}, which can "
-                        "repeat the empty string, so it cannot be matched in time linear in the "
-                        "string; remove the backreference or make the repeated part match at "
-                        "least one character"
-                    )
-        return slots
-
-    def _group_nodes(self, tree: _Node) -> list[tuple[_Node, int]]:
-        return [
-            (node, number)
-            for node in _below(tree, self.text)
-            if (number := self.numbers.get(id(node), 0))
-        ]
+    return slots
 
 
-def _group_numbers(text: str, tree: _Node) -> dict[int, int]:
-    """Number each capturing group by its opening parenthesis, as both dialects do."""
-    groups = [
-        node
-        for node in _below(tree, text)
-        if node.kind == _GROUP
-        and text.startswith("(", node.start)
-        and not text.startswith("(?", node.start)
-    ]
-    groups.sort(key=lambda node: node.start)
-    return {id(node): number for number, node in enumerate(groups, 1)}
-
-
-def _below(root: _Node, text: str) -> list[_Node]:
-    """``root`` and the nodes under it, without the copies the parser makes for backreferences."""
-    out: list[_Node] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not (node.kind == _GROUP and text.startswith("\\", node.start)):
-            stack.extend(reversed(node.kids))
-    return out
-
-
-def _min_width(root: _Node, text: str) -> int:
+def _min_width(root: Node) -> int:
     """The fewest characters ``root`` can match (a backreference can match none)."""
     width: dict[int, int] = {}
-    for node in _postorder(root):
-        kind = node.kind
-        if kind == _CHAR:
-            width[id(node)] = 1
-        elif kind in (_EMPTY, _LOOK) or (kind == _GROUP and text.startswith("\\", node.start)):
-            width[id(node)] = 0
-        elif kind == _SEQ:
-            width[id(node)] = sum(width[id(kid)] for kid in node.kids)
-        elif kind == _ALT:
-            width[id(node)] = min(width[id(kid)] for kid in node.kids)
-        elif kind == _GROUP:
-            width[id(node)] = width[id(node.kids[0])]
-        else:
-            width[id(node)] = min(width[id(node.kids[0])] * node.lo, 1 << 32)
+    for node in reversed(walk(root)):  # every node after the nodes below it
+        if isinstance(node, CharSet):
+            found = 1
+        elif isinstance(node, Seq):
+            found = sum(width[id(kid)] for kid in node.parts)
+        elif isinstance(node, Alt):
+            found = min(width[id(kid)] for kid in node.options)
+        elif isinstance(node, Group):
+            found = width[id(node.body)]
+        elif isinstance(node, Repeat):
+            found = min(width[id(node.body)] * node.lo, 1 << 32)
+        else:  # anchors, lookarounds, backreferences
+            found = 0
+        width[id(node)] = found
     return width[id(root)]
 
 
-def _single_characters(root: _Node, text: str) -> int | None:
+def _single_characters(root: Node) -> int | None:
     """How many characters a group can capture when it always captures exactly one, else None."""
-    chars: list[_Intervals] = []
+    chars: list[Intervals] = []
     widths: dict[int, int | None] = {}
-    for node in _postorder(root):
-        kind = node.kind
-        kids = [widths[id(kid)] for kid in node.kids]
+    for node in reversed(walk(root)):
+        kids = [widths[id(kid)] for kid in node.kids()]
         width: int | None
-        if kind == _CHAR:
-            assert node.recipe is not None
-            chars.append(_code_points(node.recipe))
+        if isinstance(node, CharSet):
+            chars.append(ecma_set(node.negated, node.items))
             width = 1
-        elif kind == _EMPTY:
+        elif isinstance(node, Anchor):
             width = 0
-        elif kind == _SEQ:
+        elif isinstance(node, Seq):
             width = None if None in kids else sum(w for w in kids if w is not None)
-        elif kind == _ALT:
+        elif isinstance(node, Alt):
             width = kids[0] if len(set(kids)) == 1 else None
-        elif kind == _GROUP and not text.startswith("\\", node.start):
+        elif isinstance(node, Group):
             width = kids[0]
         else:  # repeats, lookarounds and backreferences
             width = None
         widths[id(node)] = width
     if widths[id(root)] != 1:
         return None
-    return sum(hi - lo + 1 for lo, hi in _union(chars))
+    return sum(hi - lo + 1 for lo, hi in union(chars))
 
 
-def _code_points(recipe: tuple[bool, tuple[object, ...]]) -> _Intervals:
-    """The code points a character set matches under ECMA-262 with the ``u`` flag."""
-    negate, items = recipe
-    parts: list[_Intervals] = []
-    for item in items:
-        if isinstance(item, tuple):
-            parts.append((item,))
-        elif item == ".":
-            parts.append(_complement(_JS_DOT_EXCLUDES))
-        else:
-            assert isinstance(item, str)
-            base = _JS_SETS[item.lower()]
-            parts.append(base if item.islower() else _complement(base))
-    chars = _union(parts)
-    return _complement(chars) if negate else chars
-
-
-def _membership(chars: _Intervals) -> Callable[[int], bool]:
+def _membership(chars: Intervals) -> Callable[[int], bool]:
     """A fast test for ``chars``: a set for a few code points, else a bisect over ranges."""
     if sum(hi - lo + 1 for lo, hi in chars) <= 64:
         members = frozenset(code for lo, hi in chars for code in range(lo, hi + 1))
         return members.__contains__
+    from bisect import bisect_right  # here, so that importing the package loads nothing more
+
     starts = [lo for lo, _ in chars]
     ends = [hi for _, hi in chars]
 

@@ -19,7 +19,9 @@ import re
 import sys
 from typing import Literal, NamedTuple
 
+from pedelec.schema.patterns.ambiguity import runs_linearly_in_re
 from pedelec.schema.patterns.charsets import Intervals, complement, ecma_set
+from pedelec.schema.patterns.matcher import Matcher, compile as compile_matcher
 from pedelec.schema.patterns.parse import Invalid, TooComplex, Unportable, parse
 from pedelec.schema.patterns.tree import (
     UNBOUNDED,
@@ -34,7 +36,15 @@ from pedelec.schema.patterns.tree import (
     Seq,
 )
 
-__all__ = ["PYTHON_FLAGS", "ClassRun", "PatternPlan", "TextCheck", "plan", "to_python"]
+__all__ = [
+    "PYTHON_FLAGS",
+    "ClassRun",
+    "Engine",
+    "PatternPlan",
+    "TextCheck",
+    "plan",
+    "to_python",
+]
 
 PYTHON_FLAGS = re.ASCII
 """The flags :func:`to_python`'s source is meant for: ``\\b`` and ``\\B`` are ASCII in ECMA-262."""
@@ -56,7 +66,8 @@ _HOW: dict[tuple[bool, bool], Literal["prefix", "suffix", "exact", "inside"]] = 
     (False, True): "suffix",
     (False, False): "inside",
 }
-_ANCHOR = {"^": "^", "$": "\\Z", "b": "\\b", "B": "\\B"}
+# Python 3.11's \B fails on the empty string, where ECMA-262's holds; "not \b" holds there too
+_ANCHOR = {"^": "^", "$": "\\Z", "b": "\\b", "B": "(?!\\b)"}
 
 
 def to_python(tree: Seq | Alt) -> str:
@@ -188,19 +199,35 @@ class ClassRun(NamedTuple):
     high: int
 
 
-class PatternPlan:
-    """How to test a string against one ``pattern``: a fast check when one fits, else ``regex``.
+Engine = Literal["fast", "re", "matcher"]
 
-    ``regex`` is always there, compiled from :func:`to_python`, for callers that want a match
-    object or one code path; ``fast`` is a :class:`TextCheck`, a :class:`ClassRun` or None.
+
+class PatternPlan:
+    """How to test a string against one ``pattern``: a fast check, Python ``re``, or the matcher.
+
+    ``engine`` names the path :meth:`search` takes: ``"fast"`` (``fast`` is a
+    :class:`TextCheck` or a :class:`ClassRun`), ``"re"`` (``regex``, proven linear, see
+    :func:`pedelec.schema.patterns.ambiguity.runs_linearly_in_re`) or ``"matcher"``
+    (``matcher``, the linear-time Pike VM of :mod:`pedelec.schema.patterns.matcher`).
+    ``regex`` is the compiled :func:`to_python` source whenever ``re`` can compile it, for
+    callers that want a match object, but only the ``"re"`` engine searches with it.
     """
 
-    __slots__ = ("fast", "regex", "source")
+    __slots__ = ("engine", "fast", "matcher", "regex", "source")
 
-    def __init__(self, source: str, regex: re.Pattern[str], fast: TextCheck | ClassRun | None):
+    def __init__(
+        self,
+        source: str,
+        engine: Engine,
+        fast: TextCheck | ClassRun | None,
+        regex: re.Pattern[str] | None,
+        matcher: Matcher | None,
+    ) -> None:
         self.source = source
-        self.regex = regex
+        self.engine: Engine = engine
         self.fast = fast
+        self.regex = regex
+        self.matcher = matcher
 
     def search(self, text: str) -> bool:
         """Whether ``text`` matches the pattern somewhere, as ECMA-262 reads it."""
@@ -216,15 +243,23 @@ class PatternPlan:
             prefix, allowed, low, high = fast
             rest = text[len(prefix) :]
             return text.startswith(prefix) and not rest.strip(allowed) and low <= len(rest) <= high
+        if self.matcher is not None:
+            return self.matcher.search(text)
+        assert self.regex is not None
         return self.regex.search(text) is not None
 
     def __repr__(self) -> str:
-        return f"PatternPlan({self.source!r}, fast={self.fast!r})"
+        return f"PatternPlan({self.source!r}, engine={self.engine!r}, fast={self.fast!r})"
 
 
 @functools.lru_cache(maxsize=1024)
 def plan(pattern: str) -> PatternPlan:
     """Parse ``pattern`` once and choose how the validator tests strings against it.
+
+    The one decision point: a fast check when the shape has one, else Python ``re`` when
+    :func:`~pedelec.schema.patterns.ambiguity.runs_linearly_in_re` proves ``re.search``
+    linear in the string's length, else the linear-time matcher. Every path costs time
+    linear in the string.
 
     Args:
         pattern: A ``pattern`` the registration check accepted.
@@ -233,13 +268,16 @@ def plan(pattern: str) -> PatternPlan:
         The plan; ``plan(p).search(s)`` is whether ``s`` matches ``p`` under ECMA-262.
 
     Raises:
-        ValueError: for a pattern the parser refuses (the registration check refuses it too).
+        ValueError: for a pattern the parser refuses, or that neither ``re`` (proven linear)
+            nor the matcher can run; the registration check refuses it too.
 
     Example:
         >>> plan("^v1$").fast
         TextCheck(how='exact', text='v1')
         >>> plan("^[a-c]{2,8}$").fast
         ClassRun(prefix='', allowed='abc', low=2, high=8)
+        >>> plan("^\\d*\\d*$").engine
+        'matcher'
     """
     try:
         tree = parse(pattern)
@@ -249,8 +287,16 @@ def plan(pattern: str) -> PatternPlan:
         raise ValueError(f"pattern {pattern!r} does not compile") from exc
     except TooComplex as exc:
         raise ValueError(f"pattern {pattern!r} is too large to parse") from exc
-    regex = re.compile(to_python(tree), PYTHON_FLAGS)
-    return PatternPlan(pattern, regex, _fast(tree))
+    try:
+        regex: re.Pattern[str] | None = re.compile(to_python(tree), PYTHON_FLAGS)
+    except (re.error, OverflowError, RecursionError):
+        regex = None  # e.g. a lookbehind of variable width, which only the matcher runs
+    fast = _fast(tree)
+    if fast is not None:
+        return PatternPlan(pattern, "fast", fast, regex, None)
+    if regex is not None and runs_linearly_in_re(tree):
+        return PatternPlan(pattern, "re", None, regex, None)
+    return PatternPlan(pattern, "matcher", None, regex, compile_matcher(pattern, tree))
 
 
 def _fast(tree: Seq | Alt) -> TextCheck | ClassRun | None:
