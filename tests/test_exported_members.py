@@ -157,13 +157,17 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "function_declarations",
     ],
     "pedelec.adapters.mcp": [
+        "INVALID_PARAMS",
         "CallToolResult",
         "McpTool",
+        "ProtocolError",
         "TextContent",
         "call_tool_result",
         "dispatch_tool_call",
         "dispatch_tool_call_sync",
         "tools",
+        "unknown_cursor",
+        "unknown_tool",
     ],
     "pedelec.cli": ["main"],
 }
