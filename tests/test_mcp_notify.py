@@ -60,6 +60,13 @@ def chatty(args, ctx):
     return "logged"
 
 
+@session.on_tool("odd", description="Log data that is not JSON, then a message.", schema=ANY)
+def odd(args, ctx):
+    ctx.log("info", "odd", thing=object())
+    ctx.log("info", "after")
+    return "logged"
+
+
 @session.on_tool("long", description="Run for three seconds.", schema=ANY, timeout_ms=20_000)
 async def long(args):
     await asyncio.sleep(3)
@@ -213,6 +220,14 @@ def test_logs_at_or_above_the_level_set(target: str) -> None:
                 await client.set_logging_level("debug")
             await client.call_tool("chatty", {})
             assert received == [logged(level) for level in LEVELS]
+            received.clear()
+            # Data that is not JSON costs that message only (a warning on the server's log).
+            assert text_of(await client.call_tool("odd", {})) == '"logged"'
+            assert received == [
+                LoggingMessageNotificationParams(
+                    level="info", logger="odd", data={"message": "after"}
+                )
+            ]
 
     anyio.run(main)
 
@@ -261,6 +276,7 @@ def test_an_unknown_tool_is_a_protocol_error(http_url: str) -> None:
                     "steps",
                     "asteps",
                     "chatty",
+                    "odd",
                     "long",
                     "whoami",
                     "wait",
