@@ -7,15 +7,38 @@ Kept apart from ``pedelec.session`` so that ``pedelec.tools`` and typed inferenc
 from __future__ import annotations
 
 from _thread import allocate_lock
+from contextvars import ContextVar, Token
 from time import monotonic, time as _wall_clock
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, final
 
 from pedelec.limits import DEFAULT_TIMEOUT_MS
 
 if TYPE_CHECKING:
     import threading
 
-__all__ = ["ToolCallContext", "cancel", "cancel_requested"]
+__all__ = [
+    "LOG_LEVELS",
+    "LogLevel",
+    "Reporter",
+    "ToolCallContext",
+    "cancel",
+    "cancel_requested",
+    "report_to",
+]
+
+#: The levels of ``ctx.log``, lowest first: MCP's, which are syslog's (RFC 5424).
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+LOG_LEVELS: Final[tuple[LogLevel, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+_INF: Final = float("inf")
 
 # One lock for every context's lazily created event: contexts are many and short-lived, and the
 # lock is only taken on the rare paths (first ``cancel_event`` access, cancellation). ``_thread``
@@ -154,6 +177,103 @@ class ToolCallContext:
             f"turn_id={self.turn_id!r}, started_at={self.started_at!r}, "
             f"timeout_ms={self.timeout_ms!r}, cancelled={self.cancelled!r})"
         )
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Tell the client how far the call has got; a no-op where no transport carries it.
+
+        Under ``pedelec serve`` it becomes an MCP ``notifications/progress``, sent only when
+        the client asked for progress (a ``progressToken`` in the request). Callable from
+        sync, threaded and async handlers alike; it never blocks and never raises for a
+        client that has gone.
+
+        Args:
+            progress: How far the call has got: a number that grows with each report.
+            total: The value ``progress`` will reach at the end, when known.
+            message: A short text for the user (``"3 of 10 files"``).
+
+        Raises:
+            TypeError: When ``progress`` or ``total`` is not a number (``True`` is not one).
+            ValueError: When ``progress`` or ``total`` is not finite.
+
+        Example:
+            >>> def copy(args, ctx):
+            ...     for done, name in enumerate(args["files"], 1):
+            ...         ctx.report_progress(done, len(args["files"]), f"copied {name}")
+        """
+        _check_number("progress", progress)
+        if total is not None:
+            _check_number("total", total)
+        if message is not None and type(message) is not str:
+            raise TypeError(f"message must be a string, got {type(message).__name__}")
+        reporter = _reporter.get()
+        if reporter is not None:
+            reporter.progress(progress, total, message)
+
+    def log(self, level: LogLevel, message: str, **data: Any) -> None:
+        """Send a log message to the client; a no-op where no transport carries it.
+
+        Under ``pedelec serve`` it becomes an MCP ``notifications/message`` (logger: the
+        tool's name; data: ``{"message": message, **data}``), sent when ``level`` is at or
+        above the level the client set with ``logging/setLevel``. Callable from sync,
+        threaded and async handlers alike; it never blocks.
+
+        Args:
+            level: One of ``"debug"``, ``"info"``, ``"notice"``, ``"warning"``, ``"error"``,
+                ``"critical"``, ``"alert"``, ``"emergency"`` (the MCP and syslog levels).
+            message: The text of the message.
+            **data: JSON values to send along with it.
+
+        Raises:
+            ValueError: When ``level`` is not one of the levels above.
+
+        Example:
+            >>> def fetch(args, ctx):
+            ...     ctx.log("info", "fetching", url=args["url"])
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"level must be one of {', '.join(LOG_LEVELS)}, got {level!r}")
+        reporter = _reporter.get()
+        if reporter is not None:
+            reporter.log(self._tool, level, message, data)
+
+
+def _check_number(what: str, value: Any) -> None:
+    kind = type(value)
+    if kind is not int and kind is not float:
+        raise TypeError(f"{what} must be a number, got {kind.__name__}")
+    if kind is float and not -_INF < value < _INF:
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+
+
+class Reporter(Protocol):
+    """Where a transport takes the progress and log messages of the calls it serves.
+
+    Both methods may be called from any thread (a threaded handler runs in a worker) and must
+    return at once.
+    """
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """One ``ctx.report_progress``."""
+
+    def log(self, tool: str, level: LogLevel, message: str, data: dict[str, Any]) -> None:
+        """One ``ctx.log``."""
+
+
+#: The reporter of the calls dispatched from the current context (``None``: nobody listens).
+#: A context variable reaches every handler without a step on the dispatch path: the awaiting
+#: task runs async handlers, and the threaded runner runs sync ones in a copy of the context.
+_reporter: ContextVar[Reporter | None] = ContextVar("pedelec_reporter", default=None)
+
+
+def report_to(reporter: Reporter | None) -> Token[Reporter | None]:
+    """Send the progress and logs of the calls dispatched from this context to ``reporter``.
+
+    A transport calls it before ``session.dispatch`` in the task that serves one request, and
+    ``_reporter.reset(token)`` after it, unless that task ends with the request anyway.
+    """
+    return _reporter.set(reporter)
 
 
 def cancel(ctx: ToolCallContext) -> None:

@@ -39,6 +39,7 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 # example -> (command-line args, the exact lines it prints). Lines are compared whole.
 OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "counter.py": ((), ['{"value":3}']),
+    "long_task.py": ((), ['{"copied":2}']),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),
     "typed_tools.py": (

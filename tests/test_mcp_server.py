@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,11 +181,18 @@ async def exercise(client: Client) -> None:
             ],
         },
     }
-    assert error_of(await client.call_tool("shuot", {})) == {
-        "code": "TOOL_NOT_FOUND",
-        "message": 'Unknown tool "shuot". Did you mean "shout"?',
-        "details": {"tool": "shuot"},
-    }
+    # An unknown tool is a protocol error (the specification's Error Handling), not a result.
+    with pytest.raises(MCPError) as unknown:
+        await client.call_tool("shuot", {})
+    assert (unknown.value.code, unknown.value.message, unknown.value.data) == (
+        -32602,
+        'Unknown tool "shuot". Did you mean "shout"?',
+        {
+            "code": "TOOL_NOT_FOUND",
+            "tool": "shuot",
+            "tools": ["text.echo", "shout", "explode", "slow", "sum", "gather"],
+        },
+    )
     assert error_of(await client.call_tool("explode", {})) == {
         "code": "TOOL_HANDLER_ERROR",
         "message": 'Tool "explode" failed: ValueError: boom',

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NotRequired
+from typing import TYPE_CHECKING, Any, Final, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -28,14 +28,21 @@ if TYPE_CHECKING:
     from pedelec.session import Session, ToolResult
 
 __all__ = [
+    "INVALID_PARAMS",
     "CallToolResult",
     "McpTool",
+    "ProtocolError",
     "TextContent",
     "call_tool_result",
     "dispatch_tool_call",
     "dispatch_tool_call_sync",
     "tools",
+    "unknown_cursor",
+    "unknown_tool",
 ]
+
+#: JSON-RPC's "Invalid params", the code MCP gives an unknown tool or cursor.
+INVALID_PARAMS: Final = -32602
 
 
 class McpTool(TypedDict):
@@ -61,6 +68,14 @@ class CallToolResult(TypedDict):
     isError: bool
 
 
+class ProtocolError(TypedDict):
+    """A JSON-RPC error object, for ``McpError(code, message, data)`` or the ``error`` member."""
+
+    code: int
+    message: str
+    data: dict[str, Any]
+
+
 def tools(session: Session) -> list[McpTool]:
     """Return the session's tools in the ``tools/list`` format.
 
@@ -84,6 +99,49 @@ def tools(session: Session) -> list[McpTool]:
         }
         for tool in session.manifest()["tools"]
     ]
+
+
+def unknown_tool(session: Session, name: Any) -> ProtocolError | None:
+    """The JSON-RPC error for a ``tools/call`` of a tool the session does not have, else ``None``.
+
+    The specification (2025-11-25, server/tools, Error Handling) lists an unknown tool as a
+    protocol error rather than a tool result, so a client's ``callTool`` rejects. The message
+    is pedelec's ``TOOL_NOT_FOUND`` message ("Did you mean ...?"); ``data`` holds its code, the
+    name asked for and the names the session has.
+
+    Example:
+        >>> unknown_tool(session, "update_countr")
+        {'code': -32602, 'message': 'Unknown tool "update_countr". Did you mean "update_counter"?', 'data': {'code': 'TOOL_NOT_FOUND', 'tool': 'update_countr', 'tools': ['update_counter']}}
+    """
+    from pedelec._result import tool_not_found
+
+    names = session.tool_names()
+    if isinstance(name, str) and name in names:
+        return None
+    error = tool_not_found(name, "", names).error
+    assert error is not None
+    return {
+        "code": INVALID_PARAMS,
+        "message": error.message,
+        "data": {"code": error.code, "tool": (error.details or {}).get("tool"), "tools": names},
+    }
+
+
+def unknown_cursor(cursor: str) -> ProtocolError:
+    """The JSON-RPC error for a ``tools/list`` cursor: :func:`tools` is one page, so none was issued.
+
+    Example:
+        >>> unknown_cursor("abc")["message"]
+        'Unknown cursor "abc": every tool is on the first page, so no cursor was issued.'
+    """
+    from pedelec._json import short_repr
+
+    return {
+        "code": INVALID_PARAMS,
+        "message": f"Unknown cursor {short_repr(cursor, 80)}: every tool is on the first page, "
+        "so no cursor was issued.",
+        "data": {"cursor": cursor if len(cursor) <= 200 else cursor[:200] + "…"},
+    }
 
 
 def call_tool_result(result: ToolResult) -> CallToolResult:
@@ -137,7 +195,12 @@ def _cancelled_by_caller(exc: BaseException) -> bool:
 
 
 async def dispatch_tool_call(
-    session: Session, name: str, arguments: Any, *, turn_id: str | None = None
+    session: Session,
+    name: str,
+    arguments: Any,
+    *,
+    turn_id: str | None = None,
+    tool_request_id: str | None = None,
 ) -> CallToolResult:
     """Run one ``tools/call`` request and return its result.
 
@@ -149,6 +212,8 @@ async def dispatch_tool_call(
         name: ``params.name`` of the request.
         arguments: ``params.arguments`` (``None`` means no arguments).
         turn_id: Passed to the handler's ``ctx.turn_id``.
+        tool_request_id: The handler's ``ctx.tool_request_id``: the JSON-RPC id of the
+            ``tools/call`` request (default: a fresh unique id).
 
     Returns:
         The ``tools/call`` result, see :func:`call_tool_result`.
@@ -161,7 +226,10 @@ async def dispatch_tool_call(
 
     try:
         result = await session.dispatch(
-            name, {} if arguments is None else arguments, turn_id=turn_id
+            name,
+            {} if arguments is None else arguments,
+            turn_id=turn_id,
+            tool_request_id=tool_request_id,
         )
     except (KeyboardInterrupt, SystemExit):
         raise

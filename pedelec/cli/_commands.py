@@ -189,11 +189,27 @@ def _port(text: str) -> int:
     return port
 
 
+def _heartbeat(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 86_400:
+        raise Fail(
+            f"--heartbeat must be a number of seconds above 0 and below 86400, got {text!r}",
+            EXIT_USAGE,
+        )
+    return seconds
+
+
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
     from pedelec.cli import _serve
 
     port = _port(ns.port)
+    heartbeat = _heartbeat(ns.heartbeat)
     if not _serve.mcp_available():
         raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
     session = _load(ns.target)
@@ -207,5 +223,12 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
             raise Fail(f"cannot listen on {ns.host}:{port}: {reason}", EXIT_USAGE) from exc
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt):
-        _serve.serve(session, transport=ns.transport, sock=sock)
+        _serve.serve(
+            session,
+            transport=ns.transport,
+            sock=sock,
+            name=ns.name,
+            version=ns.server_version,
+            heartbeat=heartbeat,
+        )
     return EXIT_OK

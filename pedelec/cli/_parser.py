@@ -10,7 +10,7 @@ from pedelec import __version__
 from pedelec.cli import _commands
 from pedelec.cli._commands import FORMATS, MCP_INSTALL
 from pedelec.cli._logs import LOG_LEVELS
-from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_PORT
+from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_NAME, DEFAULT_PORT
 
 __all__ = ["build_parser"]
 
@@ -146,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         [
             "pedelec serve examples/counter.py:session",
             "pedelec serve examples/counter.py:session --transport http --port 8000",
+            "pedelec serve examples/counter.py:session --name counter --version 1.2.0 "
+            "--heartbeat 10",
         ],
         _commands.serve,
     )
@@ -160,5 +162,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--port",
         default=str(DEFAULT_PORT),
         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    serve.add_argument(
+        "--name", default=DEFAULT_NAME, help=f"the server's name (default {DEFAULT_NAME})"
+    )
+    serve.add_argument(
+        "--version",
+        dest="server_version",
+        metavar="VERSION",
+        help=f"the server's version (default pedelec's, {__version__})",
+    )
+    serve.add_argument(
+        "--heartbeat",
+        metavar="SECONDS",
+        help="while a call whose client asked for progress runs, send a progress "
+        "notification whenever its handler reported none for SECONDS, so the client's "
+        "idle timeout does not end it (default: no heartbeat)",
     )
     return parser

@@ -1,10 +1,13 @@
 """Serve a session over MCP with the official ``mcp`` SDK (the ``pedelec[mcp]`` extra).
 
-The server is the SDK's low-level ``Server`` with two handlers: ``tools/list`` returns
-:func:`pedelec.adapters.mcp.tools`, and ``tools/call`` runs :func:`pedelec.adapters.mcp.dispatch_tool_call`,
-so every error (an unknown tool, invalid arguments, a handler that raised or timed out) reaches
-the model as a result with ``isError: true`` that it can act on. Requests are handled
-concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``.
+The server is the SDK's low-level ``Server`` with three handlers: ``tools/list`` returns
+:func:`pedelec.adapters.mcp.tools`, ``tools/call`` runs :func:`pedelec.adapters.mcp.dispatch_tool_call`,
+so every error of a call (invalid arguments, a handler that raised or timed out) reaches the
+model as a result with ``isError: true`` that it can act on, and ``logging/setLevel`` sets the
+level of the handlers' ``ctx.log`` messages. An unknown tool or a cursor that was never issued
+is a JSON-RPC error (``-32602``), as the specification lists them. Requests are handled
+concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``, whose
+``ctx.tool_request_id`` is the request's JSON-RPC id.
 
 ``mcp`` is imported only when a server is built, so ``import pedelec.cli`` works without it.
 """
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_HOST",
+    "DEFAULT_NAME",
     "DEFAULT_PORT",
     "build_server",
     "listen",
@@ -34,6 +38,10 @@ __all__ = [
 #: Where ``pedelec serve --transport http`` listens unless told otherwise: this machine only.
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
+#: The server's name in ``serverInfo`` unless ``--name`` says otherwise.
+DEFAULT_NAME: Final = "pedelec"
+
+_INF: Final = float("inf")
 
 # Connections the kernel queues while the server starts (the usual ``SOMAXCONN`` floor).
 _LISTEN_BACKLOG: Final = 128
@@ -48,33 +56,64 @@ def mcp_available() -> bool:
     return True
 
 
-def build_server(session: Session) -> Server[Any]:
+def build_server(
+    session: Session,
+    *,
+    name: str = DEFAULT_NAME,
+    version: str | None = None,
+    heartbeat: float | None = None,
+) -> Server[Any]:
     """Build an MCP server (low-level ``mcp.server.lowlevel.Server``) for ``session``.
 
-    The session's ``guidance`` becomes the server's ``instructions``.
+    The session's ``guidance`` becomes the server's ``instructions``. Handlers' progress and
+    logs (``ctx.report_progress``, ``ctx.log``) become ``notifications/progress`` (for a request
+    that carried a ``progressToken``) and ``notifications/message`` (at or above the level set
+    with ``logging/setLevel``; every level until one is set).
 
     Args:
         session: The session whose tools to serve.
+        name: The server's name in ``serverInfo``.
+        version: The server's version in ``serverInfo`` (default: pedelec's version).
+        heartbeat: Seconds between heartbeats: while a call whose request carried a
+            ``progressToken`` runs, a progress notification goes out whenever the handler
+            reported none for that long, so a client's idle timeout does not end the call.
+            ``None``: no heartbeat.
 
     Returns:
         A server ready for ``server.run(...)`` over stdio or ``server.streamable_http_app()``.
 
+    Raises:
+        ValueError: When ``heartbeat`` is not a positive number.
+
     Example:
-        >>> server = build_server(session)
+        >>> server = build_server(session, name="counter", heartbeat=10)
         >>> server.name
-        'pedelec'
+        'counter'
     """
+    import asyncio
+
     from mcp import types
+    from mcp.server.connection import allowed_log_levels
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
 
     from pedelec import __version__
+    from pedelec._context import report_to
     from pedelec.adapters import mcp as adapter
+    from pedelec.cli._notify import LEVEL_KEY, CallNotices, ranked
     from pedelec.cli._wire import duplicate_of, duplicate_result
+
+    if heartbeat is not None and not (isinstance(heartbeat, int | float) and 0 < heartbeat < _INF):
+        raise ValueError(f"heartbeat must be a positive number of seconds, got {heartbeat!r}")
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if params is not None and params.cursor is not None:
+            # Every tool is on the one page, so no cursor was ever issued.
+            error = adapter.unknown_cursor(params.cursor)
+            raise MCPError(error["code"], error["message"], error["data"])
         return types.ListToolsResult(
             tools=[types.Tool.model_validate(tool) for tool in adapter.tools(session)]
         )
@@ -82,12 +121,33 @@ def build_server(session: Session) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        unknown = adapter.unknown_tool(session, params.name)
+        if unknown is not None:
+            raise MCPError(unknown["code"], unknown["message"], unknown["data"])
         duplicate = duplicate_of(params.meta)
         if duplicate is not None:
             result = adapter.call_tool_result(duplicate_result(params.name, *duplicate))
-        else:
-            result = await adapter.dispatch_tool_call(session, params.name, params.arguments)
+            return types.CallToolResult.model_validate(result)
+        notices = CallNotices(
+            asyncio.get_running_loop(),
+            ctx,
+            min_level=_state(ctx).get(LEVEL_KEY, 0),
+            allowed=allowed_log_levels(ctx.session.protocol_version, ctx.meta),
+            heartbeat=heartbeat,
+        )
+        # The task serving this request ends with it, so the reporter is never reset.
+        report_to(notices)
+        rid = None if ctx.request_id is None else str(ctx.request_id)
+        result = await notices.run(
+            adapter.dispatch_tool_call(session, params.name, params.arguments, tool_request_id=rid)
+        )
         return types.CallToolResult.model_validate(result)
+
+    async def set_level(
+        ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        _state(ctx)[LEVEL_KEY] = ranked(params.level)
+        return types.EmptyResult()
 
     def input_schema(name: str) -> dict[str, Any] | None:
         if name not in session.tool_names():
@@ -95,14 +155,29 @@ def build_server(session: Session) -> Server[Any]:
         schema: dict[str, Any] = session.tool_spec(name)["argsSchema"]
         return schema
 
-    return Server(
-        "pedelec",
-        version=__version__,
+    server: Server[Any] = Server(
+        name,
+        version=__version__ if version is None else version,
         instructions=session.guidance or None,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # Registered after construction: the constructor's ``on_set_logging_level`` warns that the
+    # 2026-07-28 revision drops logging, which the 2025 revisions clients speak today still have.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+    return server
+
+
+_fallback_state: dict[str, Any] = {}
+
+
+def _state(ctx: Any) -> dict[str, Any]:
+    """The per-connection state of the request's client (the SDK's ``Connection.state``)."""
+    connection = getattr(ctx.session, "_connection", None)
+    state = getattr(connection, "state", None)
+    # An SDK that moved it: one level for every client rather than none honoured.
+    return state if isinstance(state, dict) else _fallback_state
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -174,6 +249,9 @@ def serve(
     *,
     transport: Literal["stdio", "http"] = "stdio",
     sock: socket.socket | None = None,
+    name: str = DEFAULT_NAME,
+    version: str | None = None,
+    heartbeat: float | None = None,
 ) -> None:
     """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
 
@@ -184,13 +262,17 @@ def serve(
         session: The session whose tools to serve.
         transport: ``"stdio"`` or ``"http"``.
         sock: The listening socket, for ``"http"``.
+        name: The server's name in ``serverInfo``.
+        version: The server's version in ``serverInfo`` (default: pedelec's version).
+        heartbeat: Seconds between progress heartbeats of a long call, see
+            :func:`build_server`; ``None``: no heartbeat.
 
     Example:
         >>> serve(session, transport="http", sock=listen("127.0.0.1", 8000))  # doctest: +SKIP
     """
     import anyio
 
-    server = build_server(session)
+    server = build_server(session, name=name, version=version, heartbeat=heartbeat)
     if transport == "stdio":
         anyio.run(_run_stdio, server)
         return
