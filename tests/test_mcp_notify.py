@@ -307,11 +307,6 @@ def test_a_cursor_never_issued_is_a_protocol_error(http_url: str) -> None:
     anyio.run(main)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="needs the runner to set ctx.cancel_event when the awaiting task is cancelled "
-    "(helper edge's change to pedelec/_session/runners.py)",
-)
 def test_a_client_cancel_reaches_a_threaded_handler(target: str) -> None:
     async def main() -> None:
         async with Client(stdio(target), mode="legacy") as client:

@@ -363,6 +363,10 @@ class Runner:
             if isinstance(exc, PASSED) or _closed_by_caller(awaitable, exc):
                 raise
             raised = exc
+            if ctx is not None and isinstance(exc, asyncio.CancelledError) and call.reason is None:
+                # The caller was cancelled (an MCP client's cancel, a task group): a threaded
+                # handler cannot be interrupted, so it is told through ctx.cancel_event now.
+                cancel(ctx)
         finally:
             call.done = True
             handle.cancel()
