@@ -716,3 +716,40 @@ def test_valid_schemas_pass_unchanged(node: dict[str, Any]) -> None:
     assert check_node(node) == node
     schema = {"type": "object", "properties": {"x": node}, "required": ["x"]}
     assert check_schema(schema) == schema
+
+
+@pytest.mark.parametrize(
+    ("schema", "pointer", "keyword", "reason"),
+    [
+        (
+            {"type": "object", "properties": {"n": {"type": "integer", "maximum": 10**5000}}},
+            "/properties/n/maximum",
+            "maximum",
+            "an integer with more than 4300 digits, more than Python writes as text "
+            "(sys.get_int_max_str_digits())",
+        ),
+        (
+            {"type": "object", "properties": {"s": {"type": "string", "description": "a\ud800"}}},
+            "/properties/s/description",
+            "description",
+            "the string holds a lone surrogate (U+D800), which UTF-8 cannot encode",
+        ),
+    ],
+    ids=["huge-int", "lone-surrogate"],
+)
+def test_a_schema_no_json_text_can_carry_is_refused_with_its_pointer(
+    schema: Any, pointer: str, keyword: str, reason: str
+) -> None:
+    """Issue 11 finding 4: such a schema raised ValueError at registration (or failed later, on
+    its way to the model); it is INVALID_INPUT naming the value, by every way in."""
+    from pedelec import compile_schema
+
+    message = f"Invalid schema at {pointer}: {reason}; the schema cannot be sent as JSON."
+    for declare in (check_schema, compile_schema):
+        with pytest.raises(PedelecError) as caught:
+            declare(schema)
+        assert (caught.value.code, caught.value.message, caught.value.details) == (
+            INVALID_INPUT,
+            message,
+            {"pointer": pointer, "keyword": keyword},
+        )

@@ -19,7 +19,8 @@ from pedelec import _result
 from pedelec._args import flat_copy
 from pedelec._context import cancel
 from pedelec._json import NotJsonError, clone_json
-from pedelec._result import SAFE_INT, ToolResult, has_surrogate, wire_problem
+from pedelec._json.wire import SAFE_INT, has_surrogate, wire_problem
+from pedelec._result import ToolResult
 from pedelec._session.events import log_error
 from pedelec.errors import PedelecError
 

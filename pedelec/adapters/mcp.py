@@ -165,7 +165,8 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
     if result.error is None and getattr(result, "_text", None) is None:
         # A result dispatch did not check (built by hand): the wire may not carry it, and the
         # SDK would fail later, far from the call. The model gets the reason as an error.
-        from pedelec._result import result_unsendable, wire_problem
+        from pedelec._json.wire import wire_problem
+        from pedelec._result import result_unsendable
 
         problem = wire_problem(result.value)
         if problem is not None:

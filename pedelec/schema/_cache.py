@@ -42,9 +42,9 @@ def compiled(schema: Any, max_pattern_length: int) -> Validator:
     """
     try:
         key = (dumps_canonical(clone_json(schema)), max_pattern_length)
-    except NotJsonError:
+    except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
         checked(schema)  # raises Invalid with the path of the bad value
-        raise  # pragma: no cover - checked always raises for non-JSON input
+        raise  # pragma: no cover - checked always raises for such input
     validator = _validators.get(key)
     if validator is not None:
         return validator

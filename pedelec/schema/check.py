@@ -318,12 +318,24 @@ def checked(schema: Any) -> dict[str, Any]:
         Invalid: with the path as a tuple of parts, the keyword and the clause.
     """
     clone = _clone(schema)
-    bad = _root_problem(clone)
+    bad = _root_problem(clone) or _unsendable(clone)
     if bad is not None:
         raise bad
     _walk(clone)
     result: dict[str, Any] = clone
     return result
+
+
+def _unsendable(clone: Any) -> Invalid | None:
+    """A number or string of the schema that no JSON text can carry (an int past the digit
+    limit, a lone surrogate): the schema is sent to the model, and written to manifests."""
+    from pedelec._json.wire import wire_problem
+
+    problem = wire_problem(clone)
+    if problem is None:
+        return None
+    path, reason = problem
+    return Invalid(path, _keyword_at(clone, path), f"{reason}; the schema cannot be sent as JSON")
 
 
 def _root_problem(clone: Any) -> Invalid | None:
