@@ -18,7 +18,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
+from pedelec._args import call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._result import ToolResult, next_request_number
@@ -132,7 +132,6 @@ class Session:
         self._max_depth = limits.max_depth
         self._max_values = limits.max_args_values
         self._max_bytes = limits.max_args_bytes
-        self._flat_limit = min(64, limits.max_args_values)
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length)
@@ -566,6 +565,7 @@ class Session:
         *,
         turn_id: str | None = None,
         tool_request_id: str | None = None,
+        _owned: bool = False,
     ) -> ToolResult:
         """Run one tool call from synchronous code and return its result; never raises for
         anything the agent sent.
@@ -609,7 +609,7 @@ class Session:
                 "instead."
             )
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        prepared = self._prepare(name, args, rid)
+        prepared = self._prepare(name, args, rid, _owned)
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
@@ -667,6 +667,7 @@ class Session:
         *,
         turn_id: str | None = None,
         tool_request_id: str | None = None,
+        _owned: bool = False,
     ) -> ToolResult:
         """Run one tool call and return its result; never raises for anything the agent sent.
 
@@ -700,7 +701,7 @@ class Session:
             'TOOL_TIMEOUT'
         """
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        prepared = self._prepare(name, args, rid)
+        prepared = self._prepare(name, args, rid, _owned)
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
@@ -708,9 +709,15 @@ class Session:
             return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
 
-    def _prepare(self, name: Any, args: Any, rid: str | int) -> Admission | ToolResult:
+    def _prepare(
+        self, name: Any, args: Any, rid: str | int, owned: bool = False
+    ) -> Admission | ToolResult:
         """Admission, everything before the handler runs: the ``Admission`` of a call that may
-        run, or the ``ToolResult`` of one that stops here."""
+        run, or the ``ToolResult`` of one that stops here.
+
+        ``owned``: ``args`` was parsed from JSON text for this call (by an adapter, ``serve``
+        or the CLI), so it is used as it is instead of being copied.
+        """
         if self._runner.ended:
             return _result.session_ended(name, rid)
         registry = self._registry
@@ -722,16 +729,25 @@ class Session:
             return _result.tool_not_found(name, rid, registry.names())
         name = entry.name
         kind = type(args)
-        if kind is dict and len(args) < self._flat_limit:
-            # Fast path for the usual flat object of scalars: a shallow copy is a deep copy, and
-            # whatever ``clone_json`` would reject here (a non-string key, NaN) fails validation.
-            copy = args.copy()
-            if not FLAT_ARGS.issuperset(map(type, copy.values())):
+        checked = False  # validated already, by the generated copier or for owned args
+        validator = entry.validator
+        if kind is dict and owned and validator.is_valid(args):
+            # Parsed from JSON text by our caller, for this call only: nobody else holds it, so
+            # it needs no copy (and, like text, is bounded by its size, not max_args_values).
+            checked = entry.prepare is None
+        elif kind is dict:
+            # One generated walk validates the args and copies them by the schema's shape; it
+            # declines (False) whatever is invalid, too deep or too big, and then the general
+            # clone below reports exactly why, before validation, as always.
+            got = validator._copy(args, self._max_depth, self._max_values - 1)
+            if got is False:
                 try:
-                    copy = clone_json(copy, max_depth=self._max_depth, max_values=self._max_values)
+                    args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
                 except NotJsonError as exc:
                     return _result.args_not_json(name, rid, exc)
-            args = copy
+            else:
+                args = got[0]
+                checked = entry.prepare is None
         elif kind is str or kind is bytes or kind is bytearray:
             try:
                 args = parse_json_args(args, max_bytes=self._max_bytes, max_depth=self._max_depth)
@@ -753,8 +769,7 @@ class Session:
         prepare = entry.prepare
         if prepare is not None:
             args = prepare(args)
-        validator = entry.validator
-        if not validator.is_valid(args):
+        if not checked and not validator.is_valid(args):
             invalid = True
             if self._lenient and entry.lenient and type(args) is dict:
                 args = coerce_json_text(args, entry.lenient, self._max_bytes, self._max_depth)

@@ -154,7 +154,12 @@ def _cancelled_by_caller(exc: BaseException) -> bool:
 
 
 async def dispatch_tool_call(
-    session: Session, name: str, arguments: Any, *, turn_id: str | None = None
+    session: Session,
+    name: str,
+    arguments: Any,
+    *,
+    turn_id: str | None = None,
+    _owned: bool = False,
 ) -> CallToolResult:
     """Run one ``tools/call`` request and return its result.
 
@@ -166,6 +171,8 @@ async def dispatch_tool_call(
         name: ``params.name`` of the request.
         arguments: ``params.arguments`` (``None`` means no arguments).
         turn_id: Passed to the handler's ``ctx.turn_id``.
+        _owned: Internal: ``arguments`` was parsed from the request for this call only
+            (``pedelec serve``), so the session uses it without copying it.
 
     Returns:
         The ``tools/call`` result, see :func:`call_tool_result`.
@@ -178,7 +185,7 @@ async def dispatch_tool_call(
 
     try:
         result = await session.dispatch(
-            name, {} if arguments is None else arguments, turn_id=turn_id
+            name, {} if arguments is None else arguments, turn_id=turn_id, _owned=_owned
         )
     except (KeyboardInterrupt, SystemExit):
         raise

@@ -86,7 +86,10 @@ def build_server(session: Session) -> Server[Any]:
         if duplicate is not None:
             result = adapter.call_tool_result(duplicate_result(params.name, *duplicate))
         else:
-            result = await adapter.dispatch_tool_call(session, params.name, params.arguments)
+            # The SDK parsed the arguments from this request alone: the call may own them.
+            result = await adapter.dispatch_tool_call(
+                session, params.name, params.arguments, _owned=True
+            )
         return types.CallToolResult.model_validate(result)
 
     def input_schema(name: str) -> dict[str, Any] | None:
