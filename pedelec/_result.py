@@ -113,6 +113,20 @@ class ToolResult:
         return f"ToolResult(tool={self.tool!r}, error={self.error!r})"
 
 
+_new = object.__new__
+
+
+def ok(tool: str, rid: str | int, value: Any) -> ToolResult:
+    """``ToolResult(tool, rid, value)`` without the constructor call: the dispatcher's success
+    path, where a call's fixed cost is counted in tens of nanoseconds."""
+    result: ToolResult = _new(ToolResult)
+    result.tool = tool
+    result._rid = rid
+    result.value = value
+    result.error = None
+    return result
+
+
 # --- error results -------------------------------------------------------------------------------
 
 

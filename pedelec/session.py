@@ -18,10 +18,10 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import call_timeout, coerce_json_text, unknown_args
+from pedelec._args import SCALARS, call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._json import NotJsonError, clone_json, parse_json_args
-from pedelec._result import ToolResult, next_request_number
+from pedelec._result import ToolResult, next_request_number, ok
 from pedelec._session.events import Events, SessionStatus, noop, safe_call
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry, duplicate
@@ -131,6 +131,8 @@ class Session:
         self._limits = limits
         self._max_depth = limits.max_depth
         self._max_values = limits.max_args_values
+        # The copier's room: values besides the root object, which max_args_values counts too.
+        self._room = limits.max_args_values - 1
         self._max_bytes = limits.max_args_bytes
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
@@ -625,7 +627,7 @@ class Session:
         ctx = None
         value: Any = None
         raised: Exception | None = None
-        watched = bool(runner.events.status)
+        watched = runner.events.status  # the subscribers, a tuple: empty (false) when none
         if watched:
             runner.enter()
         else:
@@ -653,6 +655,8 @@ class Session:
             overdue = None
             if monotonic() - start > timeout_ms / 1000 or runner.ended:
                 overdue = Overdue(timeout_ms, ctx, runner.ended)
+            elif raised is None and type(value) in SCALARS:
+                return ok(name, rid, value)  # settle's first case, without the calls
             return settle(name, rid, value, raised, runner.events, overdue)
         finally:
             if watched:
@@ -739,7 +743,7 @@ class Session:
             # One generated walk validates the args and copies them by the schema's shape; it
             # declines (False) whatever is invalid, too deep or too big, and then the general
             # clone below reports exactly why, before validation, as always.
-            got = validator._copy(args, self._max_depth, self._max_values - 1)
+            got = validator._copy(args, self._max_depth, self._room)
             if got is False:
                 try:
                     args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
@@ -747,6 +751,11 @@ class Session:
                     return _result.args_not_json(name, rid, exc)
             else:
                 args = got[0]
+                if "timeoutMs" not in args and entry.prepare is None and not self._reject_unknown:
+                    # The usual call, admitted: nothing below applies to it but the handler.
+                    spec = entry.named or entry.inline or registry.fallback
+                    if spec is not None:
+                        return entry, args, spec, entry.timeout_ms
                 checked = entry.prepare is None
         elif kind is str or kind is bytes or kind is bytearray:
             try:

@@ -520,16 +520,11 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
         gen.node(node, "v", (), 3)
         # The whole nesting is checked up front: a value nested that deep is rare, and the
         # general path then reports where it is too deep.
-        deepest = gen.const(gen.deepest)
-        head = "\n".join(
-            [
-                "    def copy(v, depth, room):",
-                "        try:",
-                "            c = 0",
-                f"            if depth < {deepest}:",
-                "                return False",
-            ]
-        )
+        head = "    def copy(v, depth, room):\n        try:\n            c = 0"
+        if gen.deepest > 1:  # a depth of 1 is always allowed (Limits are positive)
+            head += (
+                f"\n            if depth < {gen.const(gen.deepest)}:\n                return False"
+            )
         tail = [
             "            if c > room:",
             "                return False",
