@@ -4,7 +4,9 @@ One generator (``_Gen``) writes both functions, ``is_valid`` (mode ``"bool"``) a
 (mode ``"err"``): for every check it emits either ``return False`` or ``out.add(...)``, so the
 two cannot disagree about what is valid. The code is fused per node: one type test, one
 ``len()``, then one condition chain built from the rows of ``keywords.SUBSET``; keywords with
-nodes inside or fast paths have a routine here that their row names.
+nodes inside or fast paths have a routine here that their row names. A third function,
+``copy`` (mode ``"copy"``, ``_CopyGen``), runs ``is_valid``'s checks and copies the value in the
+same walk: how a session isolates dict args from their caller for about the validation's cost.
 
 Safety: the generated source never contains schema text. Property names, numbers, enum sets and
 compiled patterns are passed in as closure variables of a factory function; the source only
@@ -420,8 +422,12 @@ class _CopyGen(_Gen):
         if copied == x:  # scalar items: the list's own copy shares nothing mutable
             self.line(ind, f"{y} = {v}.copy()")
         else:
-            self.lines.insert(start, "    " * ind + f"{y} = []")
-            self.line(ind + 1, f"{y}.append({copied})")
+            add = self.name("a")
+            self.lines[start:start] = [
+                "    " * ind + f"{y} = []",
+                "    " * ind + f"{add} = {y}.append",
+            ]
+            self.line(ind + 1, f"{add}({copied})")
         self.line(ind, f"c += len({v})")
         self.copies[v] = y
 
@@ -453,8 +459,10 @@ class _CopyGen(_Gen):
         declared = self.const(frozenset(properties))
         expected = count if optional else str(len(required))
         extras = self.use(_runtime.copy_extras)
-        self.line(ind, f"c += len({v})")
-        self.line(ind, f"if len({v}) != {expected}:")
+        size = self.name("m")
+        self.line(ind, f"{size} = len({v})")
+        self.line(ind, f"c += {size}")
+        self.line(ind, f"if {size} != {expected}:")
         self.line(ind + 1, f"c += {extras}({y}, {declared}, depth - {self.depth}, room - c)")
         self.copies[v] = y
 
