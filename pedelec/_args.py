@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from pedelec.schema import ArgError
 
 __all__ = [
-    "FLAT_ARGS",
     "SCALARS",
     "call_timeout",
     "coerce_json_text",
@@ -28,9 +27,6 @@ __all__ = [
 #: Exact types of JSON scalars other than float (a float needs a finiteness check).
 SCALARS: Final = frozenset({str, int, bool, type(None)})
 _STR: Final = frozenset({str})
-#: Exact types a flat args object may hold and still be copied with ``dict.copy``; floats are
-#: among them because validation rejects NaN and infinities in every position.
-FLAT_ARGS: Final = frozenset({str, int, float, bool, type(None)})
 
 
 def flat_copy(value: dict[Any, Any]) -> dict[str, Any] | None:

@@ -18,7 +18,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import FLAT_ARGS, call_timeout, coerce_json_text, unknown_args
+from pedelec._args import SCALARS, call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._definitions import (
     ToolDefinition,
@@ -30,7 +30,7 @@ from pedelec._definitions import (
 )
 from pedelec._handlers import HandlerSpec, handler_spec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
-from pedelec._result import ToolResult, next_request_number
+from pedelec._result import ToolResult, next_request_number, ok
 from pedelec._session.events import PASSED, Events, SessionStatus, noop, safe_call
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry, duplicate
@@ -146,8 +146,9 @@ class Session:
         self._limits = limits
         self._max_depth = limits.max_depth
         self._max_values = limits.max_args_values
+        # The copier's room: values besides the root object, which max_args_values counts too.
+        self._room = limits.max_args_values - 1
         self._max_bytes = limits.max_args_bytes
-        self._flat_limit = min(64, limits.max_args_values)
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length)
@@ -594,6 +595,7 @@ class Session:
         *,
         turn_id: str | None = None,
         tool_request_id: str | None = None,
+        _owned: bool = False,
     ) -> ToolResult:
         """Run one tool call from synchronous code and return its result; never raises for
         anything the agent sent.
@@ -641,7 +643,7 @@ class Session:
                 "instead."
             )
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        prepared = self._prepare(name, args, rid)
+        prepared = self._prepare(name, args, rid, _owned)
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
@@ -659,7 +661,7 @@ class Session:
         ctx = None
         value: Any = None
         raised: BaseException | None = None
-        watched = bool(runner.events.status)
+        watched = runner.events.status  # the subscribers, a tuple: empty (false) when none
         if watched:
             runner.enter()
         else:
@@ -691,6 +693,8 @@ class Session:
             overdue = None
             if monotonic() - start > timeout_ms / 1000 or runner.ended:
                 overdue = Overdue(timeout_ms, ctx, runner.ended)
+            elif raised is None and type(value) in SCALARS:
+                return ok(name, rid, value)  # settle's first case, without the calls
             return settle(name, rid, value, raised, runner.events, overdue)
         finally:
             if watched:
@@ -705,6 +709,7 @@ class Session:
         *,
         turn_id: str | None = None,
         tool_request_id: str | None = None,
+        _owned: bool = False,
     ) -> ToolResult:
         """Run one tool call and return its result; never raises for anything the agent sent.
 
@@ -744,7 +749,7 @@ class Session:
             'TOOL_TIMEOUT'
         """
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        prepared = self._prepare(name, args, rid)
+        prepared = self._prepare(name, args, rid, _owned)
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
@@ -752,9 +757,15 @@ class Session:
             return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
 
-    def _prepare(self, name: Any, args: Any, rid: str | int) -> Admission | ToolResult:
+    def _prepare(
+        self, name: Any, args: Any, rid: str | int, owned: bool = False
+    ) -> Admission | ToolResult:
         """Admission, everything before the handler runs: the ``Admission`` of a call that may
-        run, or the ``ToolResult`` of one that stops here."""
+        run, or the ``ToolResult`` of one that stops here.
+
+        ``owned``: ``args`` was parsed from JSON text for this call (by an adapter, ``serve``
+        or the CLI), so it is used as it is instead of being copied.
+        """
         if self._runner.ended:
             return _result.session_ended(name, rid)
         registry = self._registry
@@ -766,21 +777,41 @@ class Session:
             return _result.tool_not_found(name, rid, registry.names())
         name = entry.name
         kind = type(args)
-        if kind is dict and len(args) < self._flat_limit:
-            # Fast path for the usual flat object of scalars: a shallow copy is a deep copy, and
-            # whatever ``clone_json`` would reject here (a non-string key, NaN) fails validation.
-            copy = args.copy()
-            if not FLAT_ARGS.issuperset(map(type, copy.values())):
+        checked = False  # validated already, by the generated copier or for owned args
+        validator = entry.validator
+        if kind is dict and owned and validator.is_valid(args):
+            # Parsed from JSON text by our caller, for this call only: nobody else holds it, so
+            # it needs no copy (and, like text, is bounded by its size, not max_args_values).
+            checked = entry.prepare is None
+        elif kind is dict:
+            # One generated walk validates the args and copies them by the schema's shape; it
+            # declines (False) whatever is invalid, too deep or too big, and then the general
+            # clone below reports exactly why, before validation, as always.
+            got = validator._copy(args, self._max_depth, self._room)
+            if got is False:
                 try:
-                    copy = clone_json(copy, max_depth=self._max_depth, max_values=self._max_values)
+                    args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
                 except NotJsonError as exc:
                     return _result.args_not_json(name, rid, exc)
-            args = copy
+            else:
+                args = got[0]
+                if "timeoutMs" not in args and entry.prepare is None and not self._reject_unknown:
+                    # The usual call, admitted: nothing below applies to it but the handler.
+                    spec = entry.named or entry.inline or registry.fallback
+                    if spec is not None:
+                        return entry, args, spec, entry.timeout_ms
+                checked = entry.prepare is None
         elif kind is str or kind is bytes or kind is bytearray:
+            text = args
             try:
                 args = parse_json_args(args, max_bytes=self._max_bytes, max_depth=self._max_depth)
             except PedelecError as exc:
                 return _result.args_unparsable(name, rid, exc)
+            # A lone surrogate can only come from a \uD800-style escape (or a str holding one).
+            if (b"\\u" in text) if kind is not str else ("\\u" in text or not text.isascii()):
+                refused = _result.args_unsendable(name, rid, args)
+                if refused is not None:
+                    return refused
         else:
             try:
                 args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
@@ -802,8 +833,7 @@ class Session:
                 timeout_ms = given
             else:
                 problems = [given]
-        validator = entry.validator
-        if not validator.is_valid(args):
+        if not checked and not validator.is_valid(args):
             invalid = True
             if self._lenient and entry.lenient and type(args) is dict:
                 args = coerce_json_text(args, entry.lenient, self._max_bytes, self._max_depth)

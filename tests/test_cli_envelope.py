@@ -295,7 +295,6 @@ def test_any_handler_exception_is_an_answer(run: Run, hostile: str, tool: str, o
 @pytest.mark.parametrize(
     ("tool", "args", "reason"),
     [
-        ("echo", '{"s": "\\ud800"}', "a lone surrogate U+D800"),
         ("power", '{"n": 400}', "OverflowError: int too large to convert to float"),
     ],
 )
@@ -307,6 +306,19 @@ def test_an_answer_that_cannot_be_written_is_submit_failed(
         '{"ok":false,"error":{"code":"SUBMIT_TOOL_RESULT_FAILED","message":"The result of tool '
         f'\\"{tool}\\" cannot be written as JSON text ({reason}); return plain JSON values.",'
         f'"details":{{"tool":"{tool}"}}}}}}\n',
+        "",
+    )
+
+
+def test_args_with_a_lone_surrogate_are_args_invalid(run: Run, hostile: str) -> None:
+    """Caught as the args come in (issue 11 finding 4), so the echo never has to fail."""
+    assert run("tool-call", f"{hostile}:session", "echo", '{"s": "\\ud800"}') == (
+        0,
+        '{"ok":false,"error":{"code":"TOOL_ARGS_INVALID","message":"Invalid arguments for tool '
+        '\\"echo\\": /s: the string holds a lone surrogate (U+D800), which UTF-8 cannot encode '
+        '(type). Correct the arguments and call the tool again.","details":{"errors":[{"keyword":'
+        '"type","message":"the string holds a lone surrogate (U+D800), which UTF-8 cannot encode",'
+        '"path":"/s"}],"tool":"echo"}}}\n',
         "",
     )
 

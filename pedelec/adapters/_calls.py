@@ -128,6 +128,12 @@ async def run_calls(
     async def one(call: Call) -> ToolResult:
         if call.error is not None:
             return ToolResult(call.name, call.call_id, None, call.error)
+        if type(call.args) is dict:  # parsed by the provider's SDK, from the agent's text
+            from pedelec._result import args_unsendable
+
+            refused = args_unsendable(call.name, call.call_id, call.args)
+            if refused is not None:
+                return refused
         return await session.dispatch(
             call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id or None
         )

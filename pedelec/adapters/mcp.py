@@ -202,6 +202,7 @@ async def dispatch_tool_call(
     *,
     turn_id: str | None = None,
     tool_request_id: str | None = None,
+    _owned: bool = False,
 ) -> CallToolResult:
     """Run one ``tools/call`` request and return its result.
 
@@ -215,6 +216,8 @@ async def dispatch_tool_call(
         turn_id: Passed to the handler's ``ctx.turn_id``.
         tool_request_id: The handler's ``ctx.tool_request_id``: the JSON-RPC id of the
             ``tools/call`` request (default: a fresh unique id).
+        _owned: Internal: ``arguments`` was parsed from the request for this call only
+            (``pedelec serve``), so the session uses it without copying it.
 
     Returns:
         The ``tools/call`` result, see :func:`call_tool_result`.
@@ -223,14 +226,19 @@ async def dispatch_tool_call(
         >>> (await dispatch_tool_call(session, "update_counter", {"delta": 3}))["isError"]
         False
     """
-    from pedelec._result import handler_failed
+    from pedelec._result import args_unsendable, handler_failed
 
+    if type(arguments) is dict:  # parsed by the MCP SDK, which lets lone surrogates through
+        refused = args_unsendable(name, tool_request_id or "", arguments)
+        if refused is not None:
+            return call_tool_result(refused)
     try:
         result = await session.dispatch(
             name,
             {} if arguments is None else arguments,
             turn_id=turn_id,
             tool_request_id=tool_request_id,
+            _owned=_owned,
         )
     except (KeyboardInterrupt, SystemExit):
         raise

@@ -138,6 +138,9 @@ def build_server(
         # The task serving this request ends with it, so the reporter is never reset.
         report_to(notices)
         rid = None if ctx.request_id is None else str(ctx.request_id)
+        # The SDK's parsed arguments are copied by the tool's generated copier (no dearer than
+        # validating them), not taken as owned: that copy is also what holds them to the
+        # session's depth and size bounds, which the SDK's parser does not apply.
         result = await notices.run(
             adapter.dispatch_tool_call(session, params.name, params.arguments, tool_request_id=rid)
         )

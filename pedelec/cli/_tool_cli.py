@@ -91,15 +91,20 @@ def _raw_arg(text: str) -> bytes | str:
     return text
 
 
-def run_contained(session: Session, name: str, args: Any, *, traceback: bool) -> ToolResult:
+def run_contained(
+    session: Session, name: str, args: Any, *, traceback: bool, owned: bool = False
+) -> ToolResult:
     """``session.dispatch_sync`` that never raises: whatever escapes it is the handler's
-    failure, ``TOOL_HANDLER_ERROR`` (``KeyboardInterrupt`` and ``SystemExit`` still stop us)."""
+    failure, ``TOOL_HANDLER_ERROR`` (``KeyboardInterrupt`` and ``SystemExit`` still stop us).
+
+    ``owned``: ``args`` was parsed for this call, so the session need not copy it.
+    """
     from pedelec._result import handler_failed
 
     try:
         # A handler's prints must not break the envelope on stdout.
         with contextlib.redirect_stdout(sys.stderr):
-            return session.dispatch_sync(name, args)
+            return session.dispatch_sync(name, args, _owned=owned)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:
@@ -126,7 +131,12 @@ def call_envelope(
         args = parse_json_args(raw, max_bytes=limits.max_args_bytes, max_depth=limits.max_depth)
     except PedelecError as exc:
         return failure(exc)
-    return result_envelope(run_contained(session, name, args, traceback=traceback))
+    from pedelec._result import args_unsendable
+
+    refused = args_unsendable(name, "cli", args)  # a lone surrogate from a \ud800 escape
+    if refused is not None:
+        return result_envelope(refused)
+    return result_envelope(run_contained(session, name, args, traceback=traceback, owned=True))
 
 
 def _target_from(environ: Mapping[str, str], command: str) -> str | PedelecError:

@@ -4,7 +4,9 @@ One generator (``_Gen``) writes both functions, ``is_valid`` (mode ``"bool"``) a
 (mode ``"err"``): for every check it emits either ``return False`` or ``out.add(...)``, so the
 two cannot disagree about what is valid. The code is fused per node: one type test, one
 ``len()``, then one condition chain built from the rows of ``keywords.SUBSET``; keywords with
-nodes inside or fast paths have a routine here that their row names.
+nodes inside or fast paths have a routine here that their row names. A third function,
+``copy`` (mode ``"copy"``, ``_CopyGen``), runs ``is_valid``'s checks and copies the value in the
+same walk: how a session isolates dict args from their caller for about the validation's cost.
 
 Safety: the generated source never contains schema text. Property names, numbers, enum sets and
 compiled patterns are passed in as closure variables of a factory function; the source only
@@ -50,6 +52,8 @@ class _Sub(Protocol):
     _collect: Callable[..., None]
 
     def _bool_function(self) -> Callable[[Any], bool]: ...
+
+    def _copy_function(self) -> Callable[[Any, int, int], Any]: ...
 
 
 #: Makes the validator of a sub-node: ``make(node, pattern_limit)``.
@@ -372,6 +376,136 @@ class _Gen:
         self.line(ind + 1, "return False")
 
 
+class _CopyGen(_Gen):
+    """Emits ``copy(v, depth, room)``: the checks of ``is_valid`` and, in the same walk, a copy.
+
+    It returns ``(copy, count)`` for a valid value, where ``count`` is the number of values
+    inside the containers (``clone_json``'s count less the root), and ``False`` when the value
+    is invalid, nests containers deeper than ``depth`` allows, or holds more than ``room``
+    values: the caller then takes the general path, which reports exactly what is wrong.
+    Declared containers are copied by their known shape, and scalars are shared (they are
+    immutable and of exact JSON types once checked); only undeclared properties that hold
+    containers go through ``clone_json``.
+    """
+
+    def __init__(self, pattern_limit: int, make: _Make) -> None:
+        super().__init__("bool", pattern_limit, make)
+        #: The expression holding the copy of a container value, by the value's name.
+        self.copies: dict[str, str] = {}
+        #: Nesting of the node being emitted (the function's value is 1) and the deepest
+        #: container a valid value can have outside undeclared properties.
+        self.depth = 1
+        self.deepest = 0
+
+    def copy_of(self, v: str) -> str:
+        return self.copies.get(v, v)
+
+    def child(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> str:
+        self.depth += 1
+        self.node(node, v, p, ind)
+        self.depth -= 1
+        return self.copy_of(v)
+
+    def items(
+        self,
+        node: dict[str, Any],
+        v: str,
+        n: str,
+        p: tuple[str, ...],
+        ind: int,
+        chain: list[_Check],
+    ) -> None:
+        self.checks(ind, chain, p)
+        chain.clear()
+        self.deepest = max(self.deepest, self.depth)
+        x, y = self.name("x"), self.name("y")
+        start = len(self.lines)
+        self.line(ind, f"for {x} in {v}:")
+        copied = self.child(node["items"], x, p, ind + 1)
+        if copied == x:  # scalar items: the list's own copy shares nothing mutable
+            self.line(ind, f"{y} = {v}.copy()")
+        else:
+            add = self.name("a")
+            self.lines[start:start] = [
+                "    " * ind + f"{y} = []",
+                "    " * ind + f"{add} = {y}.append",
+            ]
+            self.line(ind + 1, f"{add}({copied})")
+        self.line(ind, f"c += len({v})")
+        self.copies[v] = y
+
+    def object(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        """Like ``_Gen.object`` in ``"bool"`` mode, on a shallow copy whose containers are then
+        replaced by their copies, so the copy keeps the caller's key order."""
+        properties: dict[str, Any] = node.get("properties", {})
+        required = set(node.get("required", ()))
+        self.deepest = max(self.deepest, self.depth)
+        count, y = self.name("c"), self.name("y")
+        optional = [name for name in properties if name not in required]
+        self.line(ind, f"{y} = {v}.copy()")
+        if optional:
+            self.line(ind, f"{count} = {len(required)}")
+        for name, sub in properties.items():
+            key = self.const(name)
+            x = self.name("x")
+            at = ind
+            if name in required:
+                self.line(ind, f"{x} = {v}[{key}]")
+            else:
+                at = ind + 1
+                self.line(ind, f"if {key} in {v}:")
+                self.line(at, f"{x} = {v}[{key}]")
+                self.line(at, f"{count} += 1")
+            copied = self.child(sub, x, p, at)
+            if copied != x:
+                self.line(at, f"{y}[{key}] = {copied}")
+        declared = self.const(frozenset(properties))
+        expected = count if optional else str(len(required))
+        extras = self.use(_runtime.copy_extras)
+        size = self.name("m")
+        self.line(ind, f"{size} = len({v})")
+        self.line(ind, f"c += {size}")
+        self.line(ind, f"if {size} != {expected}:")
+        self.line(ind + 1, f"c += {extras}({y}, {declared}, depth - {self.depth}, room - c)")
+        self.copies[v] = y
+
+    def call_sub(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        sub = self.const(self.make(node, self.pattern_limit)._copy_function())
+        self.copied_by(f"{sub}({v}, depth - {self.depth - 1}, room - c)", v, ind)
+
+    def copied_by(self, call: str, v: str, ind: int) -> None:
+        """Emit ``call`` of a sub-node's copier, and take its copy and count."""
+        r = self.name("r")
+        self.line(ind, f"{r} = {call}")
+        self.line(ind, f"if {r} is False:")
+        self.line(ind + 1, "return False")
+        self.line(ind, f"c += {r}[1]")
+        self.copies[v] = f"{r}[0]"
+
+    def one_of(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        branches = tuple(self.make(b, self.pattern_limit) for b in node["oneOf"])
+        room = f"depth - {self.depth - 1}, room - c"
+        tag = discriminator(node["oneOf"])
+        if tag is not None:
+            key, table = tag
+            k = self.const(key)
+            by_tag = self.const({value: branches[i]._copy_function() for value, i in table.items()})
+            d = self.name("d")
+            self.line(ind, f"if type({v}) is not dict:")
+            self.line(ind + 1, "return False")
+            self.line(ind, f"{d} = {v}.get({k})")
+            self.line(ind, f"if type({d}) is not str:")
+            self.line(ind + 1, "return False")
+            never = self.use(_runtime.never_copy)
+            self.copied_by(f"{by_tag}.get({d}, {never})({v}, {room})", v, ind)
+            return
+        calls = " + ".join(f"{self.const(b._bool_function())}({v})" for b in branches)
+        self.line(ind, f"if ({calls}) != 1:")
+        self.line(ind + 1, "return False")
+        copiers = self.const(tuple(b._copy_function() for b in branches))
+        self.copied_by(f"{self.use(_runtime.first_copy)}({copiers}, {v}, {room})", v, ind)
+
+
 def _uses_length(code: Condition | Step | None) -> bool:
     if type(code) is Condition:
         return "{n}" in code.fails or code.got == "{n}"
@@ -388,11 +522,28 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     ``make(node, pattern_limit)`` builds the validator of a sub-node that gets a function of its
     own (a ``oneOf`` branch, a node nested too deeply to inline).
     """
-    gen = _Gen(mode, pattern_limit, make)
+    gen = _CopyGen(pattern_limit, make) if mode == "copy" else _Gen(mode, pattern_limit, make)
     if mode == "err":
         gen.node(node, "v", (), 2)
         head = "    def collect(v, p, out):"
         tail = ["        return None", "    return collect"]
+    elif type(gen) is _CopyGen:
+        gen.node(node, "v", (), 3)
+        # The whole nesting is checked up front: a value nested that deep is rare, and the
+        # general path then reports where it is too deep.
+        head = "    def copy(v, depth, room):\n        try:\n            c = 0"
+        if gen.deepest > 1:  # a depth of 1 is always allowed (Limits are positive)
+            head += (
+                f"\n            if depth < {gen.const(gen.deepest)}:\n                return False"
+            )
+        tail = [
+            "            if c > room:",
+            "                return False",
+            f"            return ({gen.copy_of('v')}, c)",
+            "        except Exception:",
+            "            return False",
+            "    return copy",
+        ]
     else:
         # Any exception (a KeyError for a missing required property, or one raised by a
         # hostile non-JSON object) means "not valid"; try costs nothing when nothing is raised.

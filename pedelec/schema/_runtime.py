@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Callable, Hashable
 from typing import Any, Final, Protocol
 
-from pedelec._json import json_key, pointer
+from pedelec._json import clone_json, json_key, pointer
 from pedelec._json.render import describe, python_text
 
 _Path = tuple[str | int, ...]
@@ -165,3 +165,59 @@ def one_of_errors(value: Any, path: _Path, out: Errors, branches: tuple[Branch, 
         "oneOf",
         f"matches none of the {len(branches)} alternatives: " + "; ".join(reasons),
     )
+
+
+# --- helpers of the generated copier (``_codegen._CopyGen``) --------------------------------
+
+
+def copy_extras(copy: dict[Any, Any], declared: frozenset[str], depth: int, room: int) -> int:
+    """Give ``copy`` its own copies of the undeclared properties; return the values added.
+
+    ``copy`` is a shallow copy of the checked object. Scalars stay shared; containers go through
+    ``clone_json`` bounded by ``depth`` and ``room``. Raises at a non-string key or a value that
+    is not JSON, which the copier turns into "take the general path".
+    """
+    added = 0
+    for key, value in copy.items():
+        if key in declared:
+            continue
+        kind = type(key)
+        if kind is not str:
+            raise TypeError("object keys must be strings")
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if kind is float and value - value == 0.0:
+            continue
+        value = copy[key] = clone_json(value, max_depth=depth, max_values=room - added + 1)
+        added += _values_in(value)
+    return added
+
+
+def _values_in(value: Any) -> int:
+    """How many values the containers in ``value`` hold, all levels (0 for a scalar)."""
+    found = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            found += len(item)
+            stack.extend(item.values())
+        elif kind is list:
+            found += len(item)
+            stack.extend(item)
+    return found
+
+
+def never_copy(value: Any, depth: int, room: int) -> bool:
+    return False
+
+
+def first_copy(copiers: tuple[Callable[..., Any], ...], value: Any, depth: int, room: int) -> Any:
+    """The first branch copier's ``(copy, count)`` for ``value``, or ``False``."""
+    for copier in copiers:
+        found = copier(value, depth, room)
+        if found is not False:
+            return found
+    return False

@@ -131,7 +131,16 @@ class Validator:
         ['/n: expected integer, got string "1" (type)']
     """
 
-    __slots__ = ("_collect", "_collect_fn", "_fast", "_pattern_limit", "is_valid", "schema")
+    __slots__ = (
+        "_collect",
+        "_collect_fn",
+        "_copy",
+        "_copy_fn",
+        "_fast",
+        "_pattern_limit",
+        "is_valid",
+        "schema",
+    )
 
     schema: dict[str, Any]
     is_valid: Callable[[Any], bool]
@@ -145,6 +154,10 @@ class Validator:
         self._collect_fn: Callable[[Any, _Path, Errors], None] | None = None
         self.is_valid = self._first_is_valid
         self._collect = self._first_collect
+        self._copy_fn: Callable[[Any, int, int], Any] | None = None
+        #: ``_copy(value, depth, room)``: ``(copy, count)`` of a valid value, else ``False``
+        #: (see ``_codegen._CopyGen``); the session's way to validate and isolate dict args.
+        self._copy = self._first_copy
 
     def _bool_function(self) -> Callable[[Any], bool]:
         fast = self._fast
@@ -166,6 +179,18 @@ class Validator:
             )
             self._collect = collect
         return collect
+
+    def _copy_function(self) -> Callable[[Any, int, int], Any]:
+        copy = self._copy_fn
+        if copy is None:
+            from pedelec.schema._codegen import function
+
+            copy = self._copy_fn = function(self.schema, "copy", self._pattern_limit, Validator)
+            self._copy = copy
+        return copy
+
+    def _first_copy(self, value: Any, depth: int, room: int) -> Any:
+        return self._copy_function()(value, depth, room)
 
     def _first_is_valid(self, value: Any) -> bool:
         return self._bool_function()(value)
