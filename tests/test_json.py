@@ -21,6 +21,7 @@ from pedelec._json import (
     clone_json,
     dumps_canonical,
     dumps_compact,
+    duplicates,
     json_equal,
     json_key,
     parse_json_args,
@@ -1197,6 +1198,59 @@ def test_json_key_of_twins_is_equal(value: Any) -> None:
     assert ref_equal(value, twin)
     assert json_key(value) == json_key(twin)
     assert hash(json_key(value)) == hash(json_key(twin))
+
+
+# --- duplicates ---------------------------------------------------------------------------
+
+
+def _duplicates_one_key_each(items: list[Any]) -> list[tuple[int, int]]:
+    """The reference: a ``json_key`` for every item."""
+    seen: dict[Any, int] = {}
+    found = []
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            found.append((i, j))
+    return found
+
+
+_ROWS = [{"id": i, "name": f"row {i}", "tags": ["a", f"b{i % 3}"]} for i in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ([], []),
+        ([1, 1.0, True, 1, "1", None, None], [(0, 1), (0, 3), (5, 6)]),
+        (_ROWS, []),
+        ([*_ROWS, {"tags": ["a", "b0"], "name": "row 0", "id": 0.0}], [(0, 10)]),
+        # Equal ids, different tags: the ids keep both in doubt, the whole objects differ.
+        ([*_ROWS, {**_ROWS[3], "tags": ["a"]}, _ROWS[3]], [(3, 11)]),
+        ([{"id": i % 5} for i in range(10)], [(i, i + 5) for i in range(5)]),
+        # True is not 1, though Python's set holds them as one: they stay in doubt only.
+        ([*({"on": i} for i in range(2, 10)), {"on": True}, {"on": 1}], []),
+        ([*({"n": i} for i in range(9)), {"m": 0}, {"m": 0.0}, {}], [(9, 10)]),
+        ([*({"n": i} for i in range(9)), {"n": Color.RED}, {"n": "red"}], [(9, 10)]),
+        # NaN is not JSON: json_key's text makes nested ones equal, a bare one is only itself.
+        ([*({"n": i} for i in range(9)), {"n": math.nan}, {"n": float("nan")}], [(9, 10)]),
+        ([*range(9), math.nan, float("nan"), math.nan], [(9, 11)]),
+        ([*range(9), math.inf, math.inf], [(9, 10)]),
+        # A key that hashes apart from its equal str: dict.get cannot find it.
+        ([*({"n": i} for i in range(9)), {"k": 0}, {IdentityKey("k"): 0}], [(9, 10)]),
+        ([*({"n": i} for i in range(9)), [1, 2], [1.0, 2]], [(9, 10)]),
+    ],
+)
+def test_duplicates(items: list[Any], expected: list[tuple[int, int]]) -> None:
+    assert list(duplicates(items)) == expected
+    assert _duplicates_one_key_each(items) == expected
+
+
+@given(st.lists(json_values, max_size=12), st.lists(st.integers(0, 11), max_size=4))
+def test_duplicates_agrees_with_a_key_each(values: list[Any], repeats: list[int]) -> None:
+    items = [*values, *(_twin(values[i]) for i in repeats if i < len(values))]
+    assert list(duplicates(items)) == _duplicates_one_key_each(items)
+    rows = [{"id": i % 4, "v": v} for i, v in enumerate(items)]
+    assert list(duplicates(rows)) == _duplicates_one_key_each(rows)
 
 
 # --- type_name and short_repr -----------------------------------------------------------------
