@@ -9,7 +9,7 @@ nodes inside or fast paths have a routine here that their row names.
 Safety: the generated source never contains schema text. Property names, numbers, enum sets and
 compiled patterns are passed in as closure variables of a factory function; the source only
 holds generated identifiers and fixed code. The source is registered in ``linecache`` so a
-traceback through a validator reads like any other code.
+traceback through a validator reads like any other code, and leaves it with its function.
 """
 
 from __future__ import annotations
@@ -414,6 +414,11 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     import linecache
+    import weakref
 
+    made = namespace["_factory"](*free.values())
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return namespace["_factory"](*free.values())
+    # The lines serve tracebacks while the function lives and leave with it, so a validator
+    # evicted from the cache takes its source along.
+    weakref.finalize(made, linecache.cache.pop, filename, None).atexit = False
+    return made
