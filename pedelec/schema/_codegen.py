@@ -377,6 +377,7 @@ def _uses_length(code: Condition | Step | None) -> bool:
 
 _serial = itertools.count(1)
 _BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
+_BUILTIN_NAMES: Final = re.compile(rf"\b(?:{'|'.join(b.__name__ for b in _BUILTINS)})\b")
 
 
 def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -> Any:
@@ -406,8 +407,9 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     body = "\n".join(gen.lines)
     free = {**gen.consts, **gen.helpers}
     # Only the builtins this function uses become parameters: compile() time here grows with
-    # the source.
-    free.update((b.__name__, b) for b in _BUILTINS if re.search(rf"\b{b.__name__}\b", body))
+    # the source. One pass over the body's words, not a search per builtin.
+    used = set(_BUILTIN_NAMES.findall(body))
+    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in used)
     source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
     filename = f"<pedelec validator {next(_serial)} {mode}>"
     code = compile(source, filename, "exec")
