@@ -411,16 +411,32 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     used = set(_BUILTIN_NAMES.findall(body))
     free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in used)
     source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
-    filename = f"<pedelec validator {next(_serial)} {mode}>"
+    # No angle brackets: linecache asks a lazy loader only for names that could be files.
+    filename = f"pedelec validator {next(_serial)} {mode}"
     code = compile(source, filename, "exec")
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     import linecache
     import weakref
+    import zlib
 
     made = namespace["_factory"](*free.values())
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    # The lines serve tracebacks while the function lives and leave with it, so a validator
-    # evicted from the cache takes its source along.
+    # Held compressed, and split into lines only when a traceback asks: most validators never
+    # show one. The entry leaves with the function, so an evicted validator takes it along.
+    linecache.cache[filename] = (_Source(zlib.compress(source.encode(), 1)),)
     weakref.finalize(made, linecache.cache.pop, filename, None).atexit = False
     return made
+
+
+class _Source:
+    """A lazy linecache loader: the generated source, compressed until a traceback needs it."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: bytes) -> None:
+        self._packed = packed
+
+    def __call__(self) -> str:
+        import zlib
+
+        return zlib.decompress(self._packed).decode()
