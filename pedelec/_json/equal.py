@@ -275,4 +275,4 @@ def _sharing(column: list[Any], indices: Sequence[int]) -> Sequence[int]:
     if len(set(column)) == len(column):
         return ()
     counts = Counter(column)
-    return [index for index, value in zip(indices, column, strict=True) if counts[value] > 1]
+    return list(compress(indices, map((1).__lt__, map(counts.__getitem__, column))))
