@@ -21,6 +21,7 @@ from pedelec._json import (
     clone_json,
     dumps_canonical,
     dumps_compact,
+    duplicates,
     json_equal,
     json_key,
     parse_json_args,
@@ -30,7 +31,7 @@ from pedelec._json import (
 )
 from pedelec._json.dump import _dumps_deep
 from pedelec._json.locate import explain
-from pedelec._json.parse import _scanner
+from pedelec._json.parse import _FEW_OBJECTS, _UNSURE, _census, _quick, _scanner
 from pedelec.errors import TOOL_ARGS_INVALID, PedelecError
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -917,11 +918,16 @@ _MUTATIONS = st.sampled_from(
 )
 
 
+# Enough objects for the hook-free decode; %s is the value at /x.
+_WIDE = '{"items": [' + ", ".join(f'{{"n": {i}}}' for i in range(9)) + '], "x": %s}'
+
+
+@pytest.mark.parametrize("wrap", ["%s", _WIDE], ids=["as is", "in a wide text"])
 @given(json_values, st.lists(st.tuples(st.integers(0, 10_000), _MUTATIONS), max_size=3), st.data())
 def test_parse_agrees_with_strict_loads_on_mutated_text(
-    value: Any, edits: list[tuple[int, str]], data: st.DataObject
+    wrap: str, value: Any, edits: list[tuple[int, str]], data: st.DataObject
 ) -> None:
-    text = json.dumps(value)
+    text = wrap % json.dumps(value)
     for where, piece in edits:
         at = where % (len(text) + 1)
         if data.draw(st.booleans()):
@@ -931,6 +937,7 @@ def test_parse_agrees_with_strict_loads_on_mutated_text(
     try:
         expected = _strict_loads(text)
     except (ValueError, RecursionError):
+        assert _quick(text, None) is _UNSURE
         with pytest.raises(PedelecError) as info:
             parse_json_args(text)
         # The slow scanner located the problem the fast parser stopped at.
@@ -938,7 +945,118 @@ def test_parse_agrees_with_strict_loads_on_mutated_text(
         assert "line" in info.value.details
         return
     assert parse_json_args(text) == expected
+    assert _quick(text, None) in (_UNSURE, expected)
     assert explain(text, sys.maxsize, _scanner()) is None
+
+
+# --- parse_json_args: the quick path for texts with many objects --------------------------
+
+
+def test_wide_texts_take_the_quick_path() -> None:
+    assert (_WIDE % "1").count("{") > _FEW_OBJECTS
+
+
+@pytest.mark.parametrize(
+    ("inner", "max_depth", "message", "details"),
+    [
+        (
+            '{"c": 1, "c": 2}',
+            None,
+            'args are not valid JSON: duplicate key "c" in the object at /x (line 1, column '
+            "117); send each key once.",
+            {"pointer": "/x", "line": 1, "column": 117},
+        ),
+        # The same key spelt with an escape decodes to the same string: a duplicate.
+        (
+            '{"a": 1, "\\u0061": 2}',
+            None,
+            'args are not valid JSON: duplicate key "a" in the object at /x (line 1, column '
+            "117); send each key once.",
+            {"pointer": "/x", "line": 1, "column": 117},
+        ),
+        (
+            '{"a" : 1, "a"\n: 2}',
+            None,
+            'args are not valid JSON: duplicate key "a" in the object at /x (line 1, column '
+            "118); send each key once.",
+            {"pointer": "/x", "line": 1, "column": 118},
+        ),
+        (
+            "[1e400]",
+            None,
+            "args contain a number out of range: the number 1e400 at /x/0 (line 1, column 109) "
+            "is too large for a 64-bit float; send a smaller number.",
+            {"pointer": "/x/0", "line": 1, "column": 109},
+        ),
+        (
+            '{"y": -1e400}',
+            None,
+            "args contain a number out of range: the number -1e400 at /x/y (line 1, column "
+            "114) is too large for a 64-bit float; send a smaller number.",
+            {"pointer": "/x/y", "line": 1, "column": 114},
+        ),
+        (
+            '{"y": Infinity}',
+            None,
+            "args are not valid JSON: Infinity at /x/y (line 1, column 114) is not a JSON "
+            "number; send a finite number or null.",
+            {"pointer": "/x/y", "line": 1, "column": 114},
+        ),
+        (
+            "[[[1]]]",
+            3,
+            "args are nested too deeply: the array at /x/0/0 (line 1, column 110) is nested 4 "
+            "levels deep, more than the limit of 3; send flatter args.",
+            {"pointer": "/x/0/0", "line": 1, "column": 110, "maxDepth": 3},
+        ),
+    ],
+)
+def test_quick_path_doubts_what_the_strict_path_rejects(
+    inner: str, max_depth: int | None, message: str, details: dict[str, Any]
+) -> None:
+    text = _WIDE % inner
+    assert _quick(text, max_depth) is _UNSURE
+    with pytest.raises(PedelecError) as info:
+        parse_json_args(text, max_depth=max_depth)
+    assert info.value.message == message
+    assert info.value.details == details
+
+
+@pytest.mark.parametrize(
+    ("inner", "quick"),
+    [
+        ('{"a": 1, "b": [1.5, -2.25e10, 1e-400]}', True),
+        ('{"a"\t:\r\n1, "b" : 2}', True),
+        # A ":" inside a string may look like a member: the strict path then decides.
+        ('{"at": "12:30", "url": "https://example.com"}', True),
+        ('{"q\\":": "\\" :"}', False),
+        # Finite floats whose sum overflows: the census doubts, the strict path accepts.
+        ("[1e308, 1e308]", False),
+        ('"' + "{" * 20 + '"', True),
+    ],
+)
+def test_quick_path_accepts_strict_json(inner: str, quick: bool) -> None:
+    text = _WIDE % inner
+    expected = json.loads(text)
+    assert (_quick(text, None) is not _UNSURE) is quick
+    if quick:
+        assert _quick(text, None) == expected
+    assert parse_json_args(text, max_depth=4) == expected
+
+
+@given(json_values)
+def test_census_counts_keys_and_levels(value: Any) -> None:
+    keys = depth = 0
+    level = [value]
+    while level:
+        level = [c for c in level if isinstance(c, dict | list)]
+        if level:
+            depth += 1
+        keys += sum(len(c) for c in level if isinstance(c, dict))
+        level = [v for c in level for v in (c.values() if isinstance(c, dict) else c)]
+    assert _census(value) == (keys, depth)
+    assert _census([value, {"f": [math.inf]}]) is None
+    assert _census({"f": -math.inf, "v": value}) is None
 
 
 @given(json_values, st.integers(0, 6))
@@ -1080,6 +1198,59 @@ def test_json_key_of_twins_is_equal(value: Any) -> None:
     assert ref_equal(value, twin)
     assert json_key(value) == json_key(twin)
     assert hash(json_key(value)) == hash(json_key(twin))
+
+
+# --- duplicates ---------------------------------------------------------------------------
+
+
+def _duplicates_one_key_each(items: list[Any]) -> list[tuple[int, int]]:
+    """The reference: a ``json_key`` for every item."""
+    seen: dict[Any, int] = {}
+    found = []
+    for j, item in enumerate(items):
+        i = seen.setdefault(json_key(item), j)
+        if i != j:
+            found.append((i, j))
+    return found
+
+
+_ROWS = [{"id": i, "name": f"row {i}", "tags": ["a", f"b{i % 3}"]} for i in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ([], []),
+        ([1, 1.0, True, 1, "1", None, None], [(0, 1), (0, 3), (5, 6)]),
+        (_ROWS, []),
+        ([*_ROWS, {"tags": ["a", "b0"], "name": "row 0", "id": 0.0}], [(0, 10)]),
+        # Equal ids, different tags: the ids keep both in doubt, the whole objects differ.
+        ([*_ROWS, {**_ROWS[3], "tags": ["a"]}, _ROWS[3]], [(3, 11)]),
+        ([{"id": i % 5} for i in range(10)], [(i, i + 5) for i in range(5)]),
+        # True is not 1, though Python's set holds them as one: they stay in doubt only.
+        ([*({"on": i} for i in range(2, 10)), {"on": True}, {"on": 1}], []),
+        ([*({"n": i} for i in range(9)), {"m": 0}, {"m": 0.0}, {}], [(9, 10)]),
+        ([*({"n": i} for i in range(9)), {"n": Color.RED}, {"n": "red"}], [(9, 10)]),
+        # NaN is not JSON: json_key's text makes nested ones equal, a bare one is only itself.
+        ([*({"n": i} for i in range(9)), {"n": math.nan}, {"n": float("nan")}], [(9, 10)]),
+        ([*range(9), math.nan, float("nan"), math.nan], [(9, 11)]),
+        ([*range(9), math.inf, math.inf], [(9, 10)]),
+        # A key that hashes apart from its equal str: dict.get cannot find it.
+        ([*({"n": i} for i in range(9)), {"k": 0}, {IdentityKey("k"): 0}], [(9, 10)]),
+        ([*({"n": i} for i in range(9)), [1, 2], [1.0, 2]], [(9, 10)]),
+    ],
+)
+def test_duplicates(items: list[Any], expected: list[tuple[int, int]]) -> None:
+    assert list(duplicates(items)) == expected
+    assert _duplicates_one_key_each(items) == expected
+
+
+@given(st.lists(json_values, max_size=12), st.lists(st.integers(0, 11), max_size=4))
+def test_duplicates_agrees_with_a_key_each(values: list[Any], repeats: list[int]) -> None:
+    items = [*values, *(_twin(values[i]) for i in repeats if i < len(values))]
+    assert list(duplicates(items)) == _duplicates_one_key_each(items)
+    rows = [{"id": i % 4, "v": v} for i, v in enumerate(items)]
+    assert list(duplicates(rows)) == _duplicates_one_key_each(rows)
 
 
 # --- type_name and short_repr -----------------------------------------------------------------

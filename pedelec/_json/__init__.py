@@ -7,7 +7,7 @@ one concern a module (data flows down this list; each imports only those below i
 
 * ``parse``: ``parse_json_args``, strict parse of args sent as JSON text, within bounds.
 * ``equal``: ``json_key`` / ``json_equal``, the equality of JSON Schema (``enum``,
-  ``uniqueItems``).
+  ``uniqueItems``), and ``duplicates``.
 * ``clone``: ``clone_json``, the strict copy of Python values, and ``NotJsonError``.
 * ``locate``: ``pointer``, line and column, and the scanner that finds where a text is wrong.
 * ``render``: the one message vocabulary (``render``, ``quote``, ``describe``, ``type_name``).
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pedelec._json.clone import NotJsonError, clone_json
 from pedelec._json.dump import dumps_canonical, dumps_compact
-from pedelec._json.equal import json_equal, json_key
+from pedelec._json.equal import duplicates, json_equal, json_key
 from pedelec._json.locate import pointer
 from pedelec._json.parse import parse_json_args
 
@@ -34,6 +34,7 @@ __all__ = [
     "clone_json",
     "dumps_canonical",
     "dumps_compact",
+    "duplicates",
     "json_equal",
     "json_key",
     "parse_json_args",

@@ -2,18 +2,21 @@
 
 ``1`` and ``1.0`` are the same number, ``True`` is not ``1``, arrays compare in order and
 objects regardless of key order, at any depth. ``json_key`` turns a value into a hashable key
-with that equality, without recursion, so equal keys mean equal JSON values.
+with that equality, without recursion, so equal keys mean equal JSON values. ``duplicates``
+finds the items of an array that repeat an earlier one (``uniqueItems``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator
-from operator import itemgetter
+from collections import Counter
+from collections.abc import Hashable, Iterator, Sequence
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter
 from typing import Any, Final
 
 from pedelec._json.dump import string_encoder
 
-__all__ = ["json_equal", "json_key"]
+__all__ = ["duplicates", "json_equal", "json_key"]
 
 _STR_ONLY: Final = frozenset({str})
 
@@ -195,3 +198,81 @@ def json_equal(a: Any, b: Any) -> bool:
         (True, False)
     """
     return json_key(a) == json_key(b)
+
+
+def duplicates(items: list[Any]) -> Iterator[tuple[int, int]]:
+    """Yield ``(i, j)`` for every item ``j`` that equals an earlier one, ``i`` the first such.
+
+    In order of ``j``, with ``json_key`` equality. Items that cannot equal any other are left
+    out first, at C speed (``_candidates``), so an array of distinct objects costs a few passes
+    over one of their fields instead of a ``json_key`` per object.
+
+    Example:
+        >>> list(duplicates([{"a": 1}, {"a": 2}, {"a": 1.0}, 1, True, 1]))
+        [(0, 2), (3, 5)]
+    """
+    seen: dict[Hashable, int] = {}
+    for j in _candidates(items):
+        i = seen.setdefault(json_key(items[j]), j)
+        if i != j:
+            yield i, j
+
+
+# Below this many items a json_key each costs less than looking for a telling field.
+_FEW_ITEMS: Final = 8
+# Values whose Python equality holds wherever JSON equality does (``True == 1`` too, but that
+# only keeps an item a candidate). A str subclass may hash apart from its equal str: not here.
+_EXACT: Final = frozenset((str, int, float, bool, type(None)))
+
+
+class _Absent:
+    """The value of a field an object does not have; equal only to itself."""
+
+    __slots__ = ()
+
+
+_ABSENT: Final = _Absent()
+_EXACT_OR_ABSENT: Final = _EXACT | {_Absent}
+
+
+def _candidates(items: list[Any]) -> Sequence[int]:
+    """The indices of ``items`` that may equal another item, in order.
+
+    Equal JSON values have equal fields: for objects with plain string keys, a field whose
+    values are all exact scalars (or absent) tells apart every object whose value there no
+    other object shares. The fields of the first object are tried in turn, each on the objects
+    still in doubt; scalars are their own field.
+    """
+    indices: Sequence[int] = range(len(items))
+    if len(items) < _FEW_ITEMS:
+        return indices
+    kinds = set(map(type, items))
+    if kinds <= _EXACT:
+        return _sharing(items, indices)
+    if kinds != {dict} or not _STR_ONLY.issuperset(map(type, chain.from_iterable(items))):
+        return indices
+    rows: list[dict[str, Any]] = items
+    for name in items[0]:
+        column = list(map(dict.get, rows, repeat(name), repeat(_ABSENT)))
+        indices = _sharing(column, indices)
+        if len(indices) < 2:
+            return ()
+        if len(indices) < len(rows):
+            rows = list(map(items.__getitem__, indices))
+    return indices
+
+
+def _sharing(column: list[Any], indices: Sequence[int]) -> Sequence[int]:
+    """The ``indices`` whose value in ``column`` (one per index) another index shares; all of
+    them when the column cannot tell (a value that is not an exact scalar, or a NaN)."""
+    types = set(map(type, column))
+    if not types <= _EXACT_OR_ABSENT:
+        return indices
+    if float in types:
+        total = sum(compress(column, map(is_, map(type, column), repeat(float))))
+        if total != total:  # a NaN, or infinities of both signs: equal by json_key's text
+            return indices
+    if len(set(column)) == len(column):
+        return ()
+    counts = Counter(column)
+    return list(compress(indices, map((1).__lt__, map(counts.__getitem__, column))))

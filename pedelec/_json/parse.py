@@ -2,15 +2,18 @@
 
 The stdlib C parser does the work, with hooks that make it strict (no NaN or infinities, no
 float overflow, no duplicate keys); only when it refuses a text does ``explain`` scan it again
-to say where and why. ``json`` is imported on first use, which keeps ``import pedelec`` light.
+to say where and why. A text with many objects is first decoded without the per-object and
+per-float hooks and then checked at C speed (``_census``); only a doubt sends it down the
+strict path. ``json`` is imported on first use, which keeps ``import pedelec`` light.
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
-from itertools import accumulate
+from collections.abc import Callable, Iterator
+from itertools import accumulate, chain, compress, repeat
+from operator import is_
 from typing import Any, Final
 
 from pedelec._json.locate import INVALID, SPACE, explain, line_column, nests_deeper
@@ -22,6 +25,13 @@ __all__ = ["parse_json_args"]
 # brackets that nest (in valid JSON text).
 _STRINGS_AND_FILLER: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^\[\]{}"]+')
 _NESTING: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+# Below this many "{" in a text the strict hooks cost less than the census, whose every level
+# of nesting has a fixed cost of its own.
+_FEW_OBJECTS: Final = 8
+_SCALARS: Final = frozenset((str, int, bool, type(None)))
+# What may stand right before a ":" that separates a key from its value.
+_BEFORE_COLON: Final = ('":', " :", "\t:", "\n:", "\r:")
 
 
 class _Rejected(ValueError):
@@ -99,8 +109,12 @@ in the object at the root (line 1, column 10); send each key once.
     else:
         raise TypeError(f"parse_json_args() takes str or bytes, not {type(text).__name__}")
 
+    if text.count("{") > _FEW_OBJECTS:
+        value = _quick(text, max_depth)
+        if value is not _UNSURE:
+            return value
     try:
-        value = _decode(text)
+        value = _decode(text, _scanner())
     except RecursionError:
         # Without max_depth, or with one beyond the recursion the C parser has.
         problem = None if max_depth is None else explain(text, max_depth, _scanner())
@@ -130,30 +144,117 @@ in the object at the root (line 1, column 10); send each key once.
     return value
 
 
-_scanners: list[Callable[[str, int], tuple[Any, int]]] = []
+Scan = Callable[[str, int], tuple[Any, int]]
+_scanners: list[Scan] = []
 
 
-def _scanner() -> Callable[[str, int], tuple[Any, int]]:
+def _scanner() -> Scan:
     """The C scanner of a ``JSONDecoder`` with the strict hooks, made once."""
     if not _scanners:
-        import json
-
-        decoder = json.JSONDecoder(
-            parse_float=_finite_float,
-            parse_constant=_reject_constant,
-            object_pairs_hook=_unique_pairs,
-        )
-        _scanners.append(decoder.scan_once)  # type: ignore[attr-defined]
+        _make_scanners()
     return _scanners[0]
 
 
-def _decode(text: str) -> Any:
-    """``json.loads`` with the strict hooks, minus its per-call set-up.
+def _plain_scanner() -> Scan:
+    """The C scanner with no hook but the one for NaN and the infinities, which costs nothing
+    on a text without them."""
+    if not _scanners:
+        _make_scanners()
+    return _scanners[1]
+
+
+def _make_scanners() -> None:
+    import json
+
+    strict = json.JSONDecoder(
+        parse_float=_finite_float,
+        parse_constant=_reject_constant,
+        object_pairs_hook=_unique_pairs,
+    )
+    plain = json.JSONDecoder(parse_constant=_reject_constant)
+    _scanners[:] = [strict.scan_once, plain.scan_once]  # type: ignore[attr-defined]
+
+
+#: What ``_quick`` returns when it cannot vouch for a text; ``None`` is a JSON value.
+_UNSURE: Final = object()
+
+
+def _quick(text: str, max_depth: int | None) -> Any:
+    """Decode ``text`` without the per-object and per-float hooks, then check what they check.
+
+    A duplicate key is the one thing a plain decode hides: it leaves the object one key short.
+    Every ":" between a key and its value follows the key's closing quote or a space, so the
+    count of those pairs in the text bounds the number of members from above; when the keys
+    decoded reach that bound, no member was lost. A ":" inside a string can only raise the
+    bound, so it can cost a fall back to the strict path, never a duplicate let through.
+
+    Returns:
+        The value, or ``_UNSURE`` when the text may break a rule (a syntax error, a duplicate
+        key, a float beyond the float range, too deep); the strict path then decides and
+        explains.
+    """
+    try:
+        value = _decode(text, _plain_scanner())
+    except (ValueError, StopIteration, RecursionError):
+        return _UNSURE
+    census = _census(value)
+    if census is None:
+        return _UNSURE
+    keys, depth = census
+    if max_depth is not None and depth > max_depth:
+        return _UNSURE
+    if keys != text.count(":") and keys != sum(map(text.count, _BEFORE_COLON)):
+        return _UNSURE
+    return value
+
+
+def _census(value: Any) -> tuple[int, int] | None:
+    """The number of keys in all objects of a decoded value and its depth, or ``None`` when
+    it holds an infinity (a float literal beyond the float range).
+
+    One level of nesting at a time, each step a C-level pass over the whole level, so a wide
+    value costs a few C calls per level rather than a Python step per item.
+    """
+    if type(value) is dict and _SCALARS.issuperset(map(type, value.values())):
+        return len(value), 1
+    keys = depth = 0
+    level = [value]
+    while True:
+        types = list(map(type, level))
+        kinds = set(types)
+        if float in kinds:
+            total = sum(level if len(kinds) == 1 else _only(float, level, types))
+            if total - total != 0.0:  # an infinity, or finite floats whose sum overflows
+                return None
+        if list in kinds:
+            depth += 1
+            items = chain.from_iterable(_only(list, level, types))
+            if dict in kinds:
+                objects = list(_only(dict, level, types))
+                keys += sum(map(len, objects))
+                level = [*chain.from_iterable(map(dict.values, objects)), *items]
+            else:
+                level = list(items)
+        elif dict in kinds:
+            depth += 1
+            objects = level if len(kinds) == 1 else list(_only(dict, level, types))
+            keys += sum(map(len, objects))
+            level = list(chain.from_iterable(map(dict.values, objects)))
+        else:
+            return keys, depth
+
+
+def _only(kind: type, level: list[Any], types: list[type]) -> Iterator[Any]:
+    """The items of ``level`` whose type (listed in ``types``) is exactly ``kind``."""
+    return compress(level, map(is_, types, repeat(kind)))
+
+
+def _decode(text: str, scan: Scan) -> Any:
+    """``json.loads`` with the hooks of ``scan``, minus its per-call set-up.
 
     Raises ``ValueError`` or ``StopIteration`` on any problem, ``RecursionError`` when the
     nesting is too deep for the C scanner.
     """
-    scan = _scanner()
     try:
         value, end = scan(text, 0)
     except StopIteration:

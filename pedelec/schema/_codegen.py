@@ -11,7 +11,7 @@ same walk: how a session isolates dict args from their caller for about the vali
 Safety: the generated source never contains schema text. Property names, numbers, enum sets and
 compiled patterns are passed in as closure variables of a factory function; the source only
 holds generated identifiers and fixed code. The source is registered in ``linecache`` so a
-traceback through a validator reads like any other code.
+traceback through a validator reads like any other code, and leaves it with its function.
 """
 
 from __future__ import annotations
@@ -514,6 +514,7 @@ def _uses_length(code: Condition | Step | None) -> bool:
 
 _serial = itertools.count(1)
 _BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
+_BUILTIN_NAMES: Final = re.compile(rf"\b(?:{'|'.join(b.__name__ for b in _BUILTINS)})\b")
 
 
 def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -> Any:
@@ -560,14 +561,36 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     body = "\n".join(gen.lines)
     free = {**gen.consts, **gen.helpers}
     # Only the builtins this function uses become parameters: compile() time here grows with
-    # the source.
-    free.update((b.__name__, b) for b in _BUILTINS if re.search(rf"\b{b.__name__}\b", body))
+    # the source. One pass over the body's words, not a search per builtin.
+    used = set(_BUILTIN_NAMES.findall(body))
+    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in used)
     source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
-    filename = f"<pedelec validator {next(_serial)} {mode}>"
+    # No angle brackets: linecache asks a lazy loader only for names that could be files.
+    filename = f"pedelec validator {next(_serial)} {mode}"
     code = compile(source, filename, "exec")
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     import linecache
+    import weakref
+    import zlib
 
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return namespace["_factory"](*free.values())
+    made = namespace["_factory"](*free.values())
+    # Held compressed, and split into lines only when a traceback asks: most validators never
+    # show one. The entry leaves with the function, so an evicted validator takes it along.
+    linecache.cache[filename] = (_Source(zlib.compress(source.encode(), 1)),)
+    weakref.finalize(made, linecache.cache.pop, filename, None).atexit = False
+    return made
+
+
+class _Source:
+    """A lazy linecache loader: the generated source, compressed until a traceback needs it."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: bytes) -> None:
+        self._packed = packed
+
+    def __call__(self) -> str:
+        import zlib
+
+        return zlib.decompress(self._packed).decode()

@@ -7,10 +7,10 @@ generated source uses; nothing here knows a schema keyword's rules (``keywords.p
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any, Final, Protocol
 
-from pedelec._json import clone_json, json_key, pointer
+from pedelec._json import clone_json, duplicates, pointer
 from pedelec._json.render import describe, python_text
 
 _Path = tuple[str | int, ...]
@@ -53,20 +53,12 @@ def never(value: Any) -> bool:
 
 
 def first_duplicate(items: list[Any]) -> tuple[int, int] | None:
-    seen: dict[Hashable, int] = {}
-    for j, item in enumerate(items):
-        i = seen.setdefault(json_key(item), j)
-        if i != j:
-            return i, j
-    return None
+    return next(duplicates(items), None)
 
 
 def unique_errors(items: list[Any], path: _Path, out: Errors) -> None:
-    seen: dict[Hashable, int] = {}
-    for j, item in enumerate(items):
-        i = seen.setdefault(json_key(item), j)
-        if i != j:
-            out.add((*path, j), "uniqueItems", f"duplicate of item {i}")
+    for i, j in duplicates(items):
+        out.add((*path, j), "uniqueItems", f"duplicate of item {i}")
 
 
 _LEAVE: Final = object()
