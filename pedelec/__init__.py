@@ -85,6 +85,7 @@ if _typing.TYPE_CHECKING:
         ToolResult as ToolResult,
     )
     from pedelec.tools import (
+        ToolAnnotations as ToolAnnotations,
         ToolDefinition as ToolDefinition,
         define_tool as define_tool,
         tool as tool,
@@ -128,6 +129,7 @@ _EXPORTS: dict[str, str] = {
     "TOOL_NOT_FOUND": "pedelec.errors",
     "TOOL_TIMEOUT": "pedelec.errors",
     "TOOL_WORKERS_EXHAUSTED": "pedelec.errors",
+    "ToolAnnotations": "pedelec.tools",
     "ToolArgsSchema": "pedelec.schema.types",
     "ToolArgsSchemaNode": "pedelec.schema.types",
     "ToolCallContext": "pedelec.session",
@@ -179,6 +181,7 @@ __all__ = [
     "Session",
     "SessionStatus",
     "StringSchema",
+    "ToolAnnotations",
     "ToolArgsSchema",
     "ToolArgsSchemaNode",
     "ToolCallContext",

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from pedelec.schema import ArgError
     from pedelec.schema.types import ToolArgsSchema
+    from pedelec.tools import ToolAnnotations
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
 
@@ -235,6 +236,8 @@ class Session:
         schema: ToolArgsSchema,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -246,6 +249,8 @@ class Session:
         schema: ToolArgsSchema | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -261,6 +266,8 @@ class Session:
             schema: The Tool Args Schema, to declare the tool.
             description: What the tool does (only with ``schema=``).
             timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
+            title: A name for people, MCP's ``title`` (only with ``schema=``).
+            annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -286,11 +293,11 @@ class Session:
         if legacy:
             raise TypeError(f"on_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
         if schema is None:
-            if description is not None or timeout_ms is not None:
+            if any(x is not None for x in (description, timeout_ms, title, annotations)):
                 raise PedelecError(
                     INVALID_INPUT,
-                    f'Tool "{name}": description and timeout_ms only apply when declaring the '
-                    "tool with schema=.",
+                    f'Tool "{name}": description, timeout_ms, title and annotations only apply '
+                    "when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
             self._registry.require(name)
@@ -305,7 +312,9 @@ class Session:
 
         def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
-            self._registry.add(build_definition(name, text, schema, timeout_ms, fn, {}))
+            self._registry.add(
+                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
+            )
             return fn
 
         return declare
@@ -320,6 +329,8 @@ class Session:
         *,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -329,6 +340,8 @@ class Session:
         name: str | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -338,6 +351,8 @@ class Session:
         name: str | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -349,6 +364,8 @@ class Session:
             name: The tool's name (default: the function's name).
             description: What the tool does (default: the docstring's first paragraph).
             timeout_ms: The tool's timeout in milliseconds (default: 60 000).
+            title: A name for people, MCP's ``title``; optional.
+            annotations: MCP hints, ``ToolAnnotations``; optional.
 
         Returns:
             The function, or a decorator that returns it.
@@ -367,13 +384,19 @@ class Session:
             'Hello, Ada!'
         """
         if callable(target):
-            self._registry.add(definition_from_function(target, None, None, None, timeout_ms))
+            self._registry.add(
+                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
+            )
             return target
         if target is not None:
             name = target
 
         def declare(fn: _F) -> _F:
-            self._registry.add(definition_from_function(fn, name, description, None, timeout_ms))
+            self._registry.add(
+                definition_from_function(
+                    fn, name, description, None, timeout_ms, title, annotations
+                )
+            )
             return fn
 
         return declare
@@ -443,7 +466,8 @@ class Session:
         return self._registry.handler(name) is not None
 
     def tool_spec(self, name: str) -> dict[str, Any]:
-        """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?}`` (a fresh copy).
+        """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?, "title"?,
+        "annotations"?}`` (a fresh copy; the optional keys only when set).
 
         Raises:
             PedelecError: ``TOOL_NOT_FOUND`` when no such tool is declared.

@@ -56,6 +56,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "Session",
         "SessionStatus",
         "StringSchema",
+        "ToolAnnotations",
         "ToolArgsSchema",
         "ToolArgsSchemaNode",
         "ToolCallContext",
@@ -70,7 +71,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "tool",
     ],
     "pedelec.session": ["Session", "SessionStatus", "ToolCallContext", "ToolResult"],
-    "pedelec.tools": ["ToolDefinition", "define_tool", "tool"],
+    "pedelec.tools": ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"],
     "pedelec.markers": [
         "Description",
         "Examples",
@@ -181,7 +182,7 @@ HOMES: dict[str, str] = {
     **dict.fromkeys(["ArgError", "Validator", "check_schema", "compile_schema"], "pedelec.schema"),
     **dict.fromkeys(EXPECTED_ALL["pedelec.schema.types"], "pedelec.schema.types"),
     **dict.fromkeys(EXPECTED_ALL["pedelec.session"], "pedelec.session"),
-    **dict.fromkeys(["ToolDefinition", "define_tool", "tool"], "pedelec.tools"),
+    **dict.fromkeys(EXPECTED_ALL["pedelec.tools"], "pedelec.tools"),
     **dict.fromkeys(["DEFAULT_LIMITS", "DEFAULT_TIMEOUT_MS", "Limits"], "pedelec.limits"),
     "parse_json_args": "pedelec._json",
 }
