@@ -152,7 +152,7 @@ class Session:
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length)
-        self._events = Events(lock)
+        self._events = Events(lock, limits.max_result_bytes)
         self._runner = Runner(
             session_id,
             lock,
