@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
 
-from typing_extensions import ParamSpec
+from typing_extensions import ParamSpec, TypedDict
 
 from pedelec._handlers import HandlerSpec, handler_spec
 from pedelec.errors import INVALID_INPUT, PedelecError
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pedelec.schema import Validator
 
 __all__ = [
+    "ToolAnnotations",
     "ToolDefinition",
     "build_definition",
     "check_name",
@@ -38,6 +39,27 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 _NAME: Final = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]*")
+
+
+class ToolAnnotations(TypedDict, total=False):
+    """Hints about what a tool does, as MCP's ``ToolAnnotations`` defines them (all optional).
+
+    Annotating the dict as ``ToolAnnotations`` makes mypy and pyright reject a misspelt hint
+    (``"destructivehint"``) or a non-bool value; the declaration check enforces the same at run
+    time (``INVALID_INPUT``). They are hints for clients and people, not guarantees.
+    """
+
+    readOnlyHint: bool
+    """The tool does not change its environment."""
+    destructiveHint: bool
+    """The tool may delete or overwrite something (meaningful when not read-only)."""
+    idempotentHint: bool
+    """Calling it again with the same arguments has no further effect."""
+    openWorldHint: bool
+    """The tool reaches an open world of entities (the web, other people), not a closed one."""
+
+
+_HINTS: Final = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 
 # --- definition rules ---------------------------------------------------------------------------
@@ -123,6 +145,56 @@ def _check_timeout(name: str, timeout_ms: Any) -> int | None:
     )
 
 
+def check_title(name: str, title: Any) -> str | None:
+    """Check a tool's display title: ``None`` or a string with text in it."""
+    from pedelec._text import is_blank
+
+    if title is None or (isinstance(title, str) and not is_blank(title)):
+        return None if title is None else str(title)
+    got = "an empty string" if isinstance(title, str) else type(title).__name__
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: title must be a non-empty string (a name for people), got {got}.",
+        {"tool": name, "field": "title"},
+    )
+
+
+def check_annotations(name: str, annotations: Any) -> dict[str, bool] | None:
+    """Check a tool's MCP hints and return a copy (``None`` when there are none).
+
+    Only the four MCP hints are accepted, each a bool: a misspelt hint would otherwise be sent
+    to clients as if it meant something, and ``"false"`` would read as true to a lax client.
+    """
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping):
+        raise PedelecError(
+            INVALID_INPUT,
+            f"{_label(name)}: annotations must be a dict of hints ({', '.join(_HINTS)}), got "
+            f"{type(annotations).__name__}.",
+            {"tool": name, "field": "annotations"},
+        )
+    from pedelec._json import short_repr
+
+    out: dict[str, bool] = {}
+    for key, value in annotations.items():
+        if key not in _HINTS:
+            raise PedelecError(
+                INVALID_INPUT,
+                f"{_label(name)}: unknown annotation {short_repr(key)}; the hints are "
+                f"{', '.join(_HINTS)}.",
+                {"tool": name, "field": "annotations", "hint": short_repr(key)},
+            )
+        if type(value) is not bool:
+            raise PedelecError(
+                INVALID_INPUT,
+                f"{_label(name)}: annotation {key} must be true or false, got {short_repr(value)}.",
+                {"tool": name, "field": "annotations", "hint": key},
+            )
+        out[key] = value
+    return out or None
+
+
 def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
     """The error for the TypeScript SDK's old ``input`` field."""
     return PedelecError(
@@ -170,6 +242,9 @@ class ToolDefinition(Generic[_P, _R]):
         description: What the tool does, for the agent.
         timeout_ms: The tool's own timeout in milliseconds, or ``None`` (``DEFAULT_TIMEOUT_MS`` applies).
         handler: The inline handler (the decorated function), or ``None``.
+        title: A name for people (MCP's ``title``), or ``None``.
+        annotations: The tool's MCP hints (``ToolAnnotations``), or ``None``; read-only by
+            convention (``spec()`` returns a copy).
 
     Example:
         >>> from pedelec import Session, tool
@@ -188,12 +263,14 @@ class ToolDefinition(Generic[_P, _R]):
 
     __slots__ = (
         "_schema",
+        "annotations",
         "call_spec",
         "description",
         "handler",
         "name",
         "prepare_args",
         "timeout_ms",
+        "title",
         "validator",
     )
 
@@ -201,6 +278,8 @@ class ToolDefinition(Generic[_P, _R]):
     description: str
     timeout_ms: int | None
     handler: Callable[_P, _R] | None
+    title: str | None
+    annotations: dict[str, bool] | None
     _schema: dict[str, Any]
     # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
     # schema, how to call the inline handler, and the typed-tool step run before validation.
@@ -222,8 +301,12 @@ class ToolDefinition(Generic[_P, _R]):
         handler: Any,
         spec: HandlerSpec | None,
         prepare: Callable[[Any], Any] | None = None,
+        title: str | None = None,
+        annotations: dict[str, bool] | None = None,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
+        self.title = title
+        self.annotations = annotations
         self.name = name
         self.description = description
         self._schema = schema
@@ -245,7 +328,8 @@ class ToolDefinition(Generic[_P, _R]):
         return copy
 
     def spec(self) -> dict[str, Any]:
-        """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?}``."""
+        """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
+        "title"?, "annotations"?}``; the optional keys only when set."""
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -253,6 +337,10 @@ class ToolDefinition(Generic[_P, _R]):
         }
         if self.timeout_ms is not None:
             out["timeoutMs"] = self.timeout_ms
+        if self.title is not None:
+            out["title"] = self.title
+        if self.annotations is not None:
+            out["annotations"] = dict(self.annotations)
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -271,6 +359,8 @@ def build_definition(
     timeout_ms: Any,
     handler: Any,
     legacy: Mapping[str, Any],
+    title: Any = None,
+    annotations: Any = None,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -280,10 +370,20 @@ def build_definition(
         raise TypeError(f"define_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
     description = _check_description(name, description)
     timeout_ms = _check_timeout(name, timeout_ms)
+    title = check_title(name, title)
+    annotations = check_annotations(name, annotations)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
-        name, description, _own_copy(schema), validator, timeout_ms, handler, spec
+        name,
+        description,
+        _own_copy(schema),
+        validator,
+        timeout_ms,
+        handler,
+        spec,
+        title=title,
+        annotations=annotations,
     )
 
 
@@ -298,7 +398,13 @@ def _own_copy(schema: Any) -> dict[str, Any]:
 
 
 def definition_from_function(
-    fn: Any, name: str | None, description: str | None, schema: Any, timeout_ms: Any
+    fn: Any,
+    name: str | None,
+    description: str | None,
+    schema: Any,
+    timeout_ms: Any,
+    title: Any = None,
+    annotations: Any = None,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None."""
     if schema is None:
@@ -306,6 +412,8 @@ def definition_from_function(
 
         inferred = infer_tool(fn, name=name, description=description)
         timeout_ms = _check_timeout(inferred.name, timeout_ms)
+        title = check_title(inferred.name, title)
+        annotations = check_annotations(inferred.name, annotations)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -316,9 +424,11 @@ def definition_from_function(
             fn,
             inferred.handler,
             inferred.prepare_args if inferred.nullable else None,
+            title=title,
+            annotations=annotations,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
-    return build_definition(name, description, schema, timeout_ms, fn, {})
+    return build_definition(name, description, schema, timeout_ms, fn, {}, title, annotations)

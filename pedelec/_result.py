@@ -404,6 +404,38 @@ def result_not_json(tool: str, rid: str | int, value: Any, exc: NotJsonError) ->
     )
 
 
+def text_bytes(text: str) -> int:
+    """The size of ``text`` in UTF-8 bytes (a checked result text: it always encodes)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+def result_too_large(tool: str, rid: str | int, size: int, limit: int) -> ToolResult:
+    """A result whose JSON text is over ``Limits.max_result_bytes``; its own text stays under.
+
+    The tool's name is left out of the message when a very long one would push the error
+    itself past the limit (the smallest limit, 1024 bytes, always holds the rest).
+    """
+    from pedelec.errors import TOOL_RESULT_TOO_LARGE
+
+    advice = (
+        f"returned a result of {size} bytes of JSON text, over the limit of {limit} bytes "
+        "(Limits.max_result_bytes); return less, such as one page, a summary or an id to "
+        "fetch the rest by."
+    )
+    result = _err(
+        tool,
+        rid,
+        TOOL_RESULT_TOO_LARGE,
+        f'Tool "{tool}" {advice}',
+        {"tool": tool, "bytes": size, "limit": limit},
+    )
+    if text_bytes(result.to_text()) <= limit:
+        return result
+    return _err(
+        tool, rid, TOOL_RESULT_TOO_LARGE, f"The tool {advice}", {"bytes": size, "limit": limit}
+    )
+
+
 def result_unreadable(tool: str, rid: str | int, exc: BaseException) -> ToolResult:
     """A handler's value that raised while it was being examined (a hostile ``__class__``)."""
     return _err(

@@ -14,6 +14,7 @@ TypeScript SDK ``@kaoruisaac/pedelec``::
                   TOOL_WORKERS_EXHAUSTED     no worker thread was free to run a sync handler
                                              (handlers that overran their timeout hold them)
                   SUBMIT_TOOL_RESULT_FAILED  the handler returned something that is not JSON
+                  TOOL_RESULT_TOO_LARGE      the result's JSON text is over Limits.max_result_bytes
                   SESSION_ENDED              the session was ended before the call
 
 ``INVALID_INPUT`` is raised to the developer (at registration, at export). The other codes are
@@ -34,6 +35,7 @@ __all__ = [
     "TOOL_HANDLER_ERROR",
     "TOOL_HANDLER_NOT_FOUND",
     "TOOL_NOT_FOUND",
+    "TOOL_RESULT_TOO_LARGE",
     "TOOL_TIMEOUT",
     "TOOL_WORKERS_EXHAUSTED",
     "PedelecError",
@@ -51,6 +53,10 @@ SESSION_ENDED: Final = "SESSION_ENDED"
 #: threaded handler that overruns its timeout keeps its thread; past the session's bound on such
 #: threads a call is refused with this code rather than a ``TOOL_TIMEOUT`` it never ran into.
 TOOL_WORKERS_EXHAUSTED: Final = "TOOL_WORKERS_EXHAUSTED"
+#: pedelec's own code: upstream has none for a tool result (its Core's ``MESSAGE_TOO_LARGE``
+#: refuses a whole IPC message and closes the connection); here the call gets an error result
+#: the agent can read, with ``details`` ``{"tool", "bytes", "limit"}``.
+TOOL_RESULT_TOO_LARGE: Final = "TOOL_RESULT_TOO_LARGE"
 
 #: Every error code pedelec itself produces, in the order of DESIGN §7.
 ERROR_CODES: Final = (
@@ -63,6 +69,7 @@ ERROR_CODES: Final = (
     SUBMIT_TOOL_RESULT_FAILED,
     SESSION_ENDED,
     TOOL_WORKERS_EXHAUSTED,
+    TOOL_RESULT_TOO_LARGE,
 )
 
 

@@ -22,10 +22,12 @@ __all__ = [
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_PATTERN_LENGTH",
+    "DEFAULT_MAX_RESULT_BYTES",
     "DEFAULT_TIMEOUT_MS",
     "MAX_SCHEMA_DEPTH",
     "MAX_TIMEOUT_MS",
     "MAX_TYPED_VALUE_DEPTH",
+    "MIN_RESULT_BYTES",
     "Limits",
 ]
 
@@ -49,6 +51,12 @@ DEFAULT_MAX_CALL_TIMEOUT_MS: Final = 600_000
 #: the other calls keep their capacity. Past it they count, and once they hold every worker a
 #: call gets ``TOOL_WORKERS_EXHAUSTED``.
 DEFAULT_MAX_ABANDONED_THREADS: Final = 32
+#: Largest result JSON text sent back, in UTF-8 bytes (1 MiB): upstream's Core refuses any
+#: local IPC message over ``MAX_CORE_IPC_MESSAGE_BYTES = 1024 * 1024``
+#: (``desktop/crates/pedelec-ipc/src/lib.rs``), so a larger result never reached its agent.
+DEFAULT_MAX_RESULT_BYTES: Final = 1024 * 1024
+#: Smallest ``max_result_bytes`` allowed: room for the error that says a result was too large.
+MIN_RESULT_BYTES: Final = 1024
 
 # --- tools ----------------------------------------------------------------------------------
 
@@ -91,6 +99,9 @@ class Limits:
             is over (a thread cannot be stopped), that the session replaces so other calls
             keep their capacity (default 32). Past it such threads count against the workers;
             once they hold all of them, a call gets ``TOOL_WORKERS_EXHAUSTED``.
+        max_result_bytes: Largest result JSON text, in UTF-8 bytes, sent back to the agent
+            (default 1 MiB, upstream's message cap; at least 1024). A larger result becomes a
+            ``TOOL_RESULT_TOO_LARGE`` error result, reported to ``on_error``.
 
     Example:
         >>> from pedelec import Limits, Session
@@ -105,6 +116,7 @@ class Limits:
         "max_depth",
         "max_errors",
         "max_pattern_length",
+        "max_result_bytes",
     )
 
     max_args_bytes: int
@@ -114,6 +126,7 @@ class Limits:
     max_errors: int
     max_call_timeout_ms: int
     max_abandoned_threads: int
+    max_result_bytes: int
 
     def __init__(
         self,
@@ -125,6 +138,7 @@ class Limits:
         max_errors: int = DEFAULT_MAX_ERRORS,
         max_call_timeout_ms: int = DEFAULT_MAX_CALL_TIMEOUT_MS,
         max_abandoned_threads: int = DEFAULT_MAX_ABANDONED_THREADS,
+        max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
     ) -> None:
         values = {
             "max_args_bytes": max_args_bytes,
@@ -134,6 +148,7 @@ class Limits:
             "max_errors": max_errors,
             "max_call_timeout_ms": max_call_timeout_ms,
             "max_abandoned_threads": max_abandoned_threads,
+            "max_result_bytes": max_result_bytes,
         }
         for name, value in values.items():
             # Zero abandoned threads is a real choice: every overrunning handler keeps counting.
@@ -149,6 +164,15 @@ class Limits:
                     {"limit": name},
                 )
             object.__setattr__(self, name, value)
+        if max_result_bytes < MIN_RESULT_BYTES:
+            from pedelec.errors import INVALID_INPUT, PedelecError
+
+            raise PedelecError(
+                INVALID_INPUT,
+                f"Limits(max_result_bytes=...) must be at least {MIN_RESULT_BYTES}, room for the "
+                f"error that says a result was too large, got {max_result_bytes}.",
+                {"limit": "max_result_bytes"},
+            )
         if max_call_timeout_ms > MAX_TIMEOUT_MS:
             from pedelec._json import short_repr
             from pedelec.errors import INVALID_INPUT, PedelecError

@@ -1,6 +1,7 @@
 """The ``tools.json`` manifest shape: reading it, checking its entries, writing it back.
 
-A manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema", "timeoutMs"?}]}``
+A manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema", "timeoutMs"?,
+"title"?, "annotations"?}]}``
 (the TypeScript SDK's ``SerializableSkillsManifest``); a bare list of tools is accepted too.
 ``Session.from_manifest`` and ``Session.manifest`` are thin calls into this module.
 
@@ -23,8 +24,17 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_manifest"]
 
 #: The keys of a manifest tool entry the port reads (the TypeScript SDK's
-#: ``SerializableToolManifest``), plus an optional handler; any other key is ignored.
-ENTRY_KEYS: Final = ("name", "description", "argsSchema", "timeoutMs", "handler")
+#: ``SerializableToolManifest``), plus an optional handler and the port's optional MCP
+#: metadata (``title``, ``annotations``: DESIGN §10); any other key is ignored.
+ENTRY_KEYS: Final = (
+    "name",
+    "description",
+    "argsSchema",
+    "timeoutMs",
+    "handler",
+    "title",
+    "annotations",
+)
 
 
 def read_manifest(path: Any) -> Any:
@@ -134,7 +144,8 @@ def _check_schemas(tools: list[Any]) -> None:
 def build_manifest(
     guidance: str, definitions: Iterable[ToolDefinition[Any, Any]]
 ) -> dict[str, Any]:
-    """The manifest of these tools: fresh copies, ``timeoutMs`` only where a tool set one."""
+    """The manifest of these tools: fresh copies; ``timeoutMs``, ``title`` and ``annotations``
+    only where a tool set them."""
     return {"guidance": guidance, "tools": [definition.spec() for definition in definitions]}
 
 
@@ -171,4 +182,6 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
         item.get("timeoutMs"),
         item.get("handler"),
         {},
+        item.get("title"),
+        item.get("annotations"),
     )

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from pedelec.schema import ArgError
     from pedelec.schema.types import ToolArgsSchema
+    from pedelec.tools import ToolAnnotations
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
 
@@ -152,7 +153,7 @@ class Session:
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length)
-        self._events = Events(lock)
+        self._events = Events(lock, limits.max_result_bytes)
         self._runner = Runner(
             session_id,
             lock,
@@ -236,6 +237,8 @@ class Session:
         schema: ToolArgsSchema,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -247,6 +250,8 @@ class Session:
         schema: ToolArgsSchema | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -262,6 +267,8 @@ class Session:
             schema: The Tool Args Schema, to declare the tool.
             description: What the tool does (only with ``schema=``).
             timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
+            title: A name for people, MCP's ``title`` (only with ``schema=``).
+            annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -287,11 +294,11 @@ class Session:
         if legacy:
             raise TypeError(f"on_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
         if schema is None:
-            if description is not None or timeout_ms is not None:
+            if any(x is not None for x in (description, timeout_ms, title, annotations)):
                 raise PedelecError(
                     INVALID_INPUT,
-                    f'Tool "{name}": description and timeout_ms only apply when declaring the '
-                    "tool with schema=.",
+                    f'Tool "{name}": description, timeout_ms, title and annotations only apply '
+                    "when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
             self._registry.require(name)
@@ -306,7 +313,9 @@ class Session:
 
         def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
-            self._registry.add(build_definition(name, text, schema, timeout_ms, fn, {}))
+            self._registry.add(
+                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
+            )
             return fn
 
         return declare
@@ -321,6 +330,8 @@ class Session:
         *,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -330,6 +341,8 @@ class Session:
         name: str | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -339,6 +352,8 @@ class Session:
         name: str | None = None,
         description: str | None = None,
         timeout_ms: int | None = None,
+        title: str | None = None,
+        annotations: ToolAnnotations | None = None,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -350,6 +365,8 @@ class Session:
             name: The tool's name (default: the function's name).
             description: What the tool does (default: the docstring's first paragraph).
             timeout_ms: The tool's timeout in milliseconds (default: 60 000).
+            title: A name for people, MCP's ``title``; optional.
+            annotations: MCP hints, ``ToolAnnotations``; optional.
 
         Returns:
             The function, or a decorator that returns it.
@@ -368,13 +385,19 @@ class Session:
             'Hello, Ada!'
         """
         if callable(target):
-            self._registry.add(definition_from_function(target, None, None, None, timeout_ms))
+            self._registry.add(
+                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
+            )
             return target
         if target is not None:
             name = target
 
         def declare(fn: _F) -> _F:
-            self._registry.add(definition_from_function(fn, name, description, None, timeout_ms))
+            self._registry.add(
+                definition_from_function(
+                    fn, name, description, None, timeout_ms, title, annotations
+                )
+            )
             return fn
 
         return declare
@@ -444,7 +467,8 @@ class Session:
         return self._registry.handler(name) is not None
 
     def tool_spec(self, name: str) -> dict[str, Any]:
-        """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?}`` (a fresh copy).
+        """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?, "title"?,
+        "annotations"?}`` (a fresh copy; the optional keys only when set).
 
         Raises:
             PedelecError: ``TOOL_NOT_FOUND`` when no such tool is declared.

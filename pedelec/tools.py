@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, Never, TypeVar, overload
 from typing_extensions import ParamSpec
 
 from pedelec._definitions import (
+    ToolAnnotations,
     ToolDefinition,
     build_definition,
     check_name,
@@ -23,7 +24,7 @@ from pedelec._definitions import (
 if TYPE_CHECKING:
     from pedelec.schema.types import ToolArgsSchema
 
-__all__ = ["ToolDefinition", "define_tool", "tool"]
+__all__ = ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -39,6 +40,8 @@ def define_tool(
     schema: ToolArgsSchema,
     timeout_ms: int | None = None,
     handler: Callable[_P, _R],
+    title: str | None = None,
+    annotations: ToolAnnotations | None = None,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -49,6 +52,8 @@ def define_tool(
     schema: ToolArgsSchema,
     timeout_ms: int | None = None,
     handler: None = None,
+    title: str | None = None,
+    annotations: ToolAnnotations | None = None,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -60,6 +65,8 @@ def define_tool(
     schema: Any = _NO_SCHEMA,
     timeout_ms: int | None = None,
     handler: Callable[..., Any] | None = None,
+    title: str | None = None,
+    annotations: ToolAnnotations | None = None,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -71,6 +78,9 @@ def define_tool(
         timeout_ms: The tool's timeout in milliseconds (default: 60 000).
         handler: The inline handler, ``fn(args)`` or ``fn(args, ctx)``, sync or async; a
             session's ``on_tool(name)`` handler overrides it.
+        title: A name for people (MCP's ``title``); optional.
+        annotations: MCP hints (``ToolAnnotations``: ``readOnlyHint``, ``destructiveHint``,
+            ``idempotentHint``, ``openWorldHint``, each a bool); optional.
 
     Returns:
         A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
@@ -92,7 +102,9 @@ def define_tool(
     """
     if schema is _NO_SCHEMA and "input" not in legacy:
         raise TypeError("define_tool() missing 1 required keyword-only argument: 'schema'")
-    return build_definition(name, description, schema, timeout_ms, handler, legacy)
+    return build_definition(
+        name, description, schema, timeout_ms, handler, legacy, title, annotations
+    )
 
 
 @overload
@@ -105,6 +117,8 @@ def tool(
     description: str | None = None,
     schema: ToolArgsSchema | None = None,
     timeout_ms: int | None = None,
+    title: str | None = None,
+    annotations: ToolAnnotations | None = None,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -113,6 +127,8 @@ def tool(
     description: str | None = None,
     schema: ToolArgsSchema | None = None,
     timeout_ms: int | None = None,
+    title: str | None = None,
+    annotations: ToolAnnotations | None = None,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 
@@ -126,6 +142,8 @@ def tool(
         description: What the tool does (default: the docstring's first paragraph).
         schema: The argument schema; omit it to infer one from the signature.
         timeout_ms: The tool's timeout in milliseconds (default: 60 000).
+        title: A name for people (MCP's ``title``); optional.
+        annotations: MCP hints (``ToolAnnotations``); optional.
 
     Returns:
         A decorator that returns the ``ToolDefinition``, which stays callable like the function.
@@ -148,6 +166,8 @@ def tool(
         check_name(name)
 
     def decorate(fn: Callable[_P, _R]) -> ToolDefinition[_P, _R]:
-        return definition_from_function(fn, name, description, schema, timeout_ms)
+        return definition_from_function(
+            fn, name, description, schema, timeout_ms, title, annotations
+        )
 
     return decorate

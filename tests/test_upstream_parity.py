@@ -241,10 +241,10 @@ def test_unknown_manifest_keys_are_ignored_and_not_kept() -> None:
             "tools": [
                 {
                     "name": "t",
-                    "title": "T",
+                    "icon": "T",
                     "description": "T.",
                     "argsSchema": OBJ,
-                    "annotations": {"readOnlyHint": True},
+                    "tags": {"readOnly": True},
                     "timeoutMs": 3000.0,
                 }
             ],

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Literal, final
 
 from pedelec.errors import INVALID_INPUT, PedelecError
+from pedelec.limits import DEFAULT_MAX_RESULT_BYTES
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
@@ -53,10 +54,12 @@ def log_error(message: str, *args: Any, exc: BaseException) -> None:
 class Events:
     """The callbacks of one session: ``on_status``, ``on_error`` and ``on_ended``."""
 
-    __slots__ = ("ended", "errors", "lock", "status")
+    __slots__ = ("ended", "errors", "lock", "result_limit", "status")
 
-    def __init__(self, lock: Any) -> None:
+    def __init__(self, lock: Any, result_limit: int = DEFAULT_MAX_RESULT_BYTES) -> None:
         self.lock = lock
+        # ``Limits.max_result_bytes``: kept here because every runner hands ``settle`` this object.
+        self.result_limit = result_limit
         self.status: tuple[tuple[Callable[[SessionStatus], object]], ...] = ()
         self.errors: tuple[tuple[Callable[[ToolResult], object]], ...] = ()
         self.ended: tuple[tuple[Callable[[], object]], ...] = ()

@@ -68,18 +68,25 @@ def settle(
             return _domain_error(name, rid, raised, events)
         return _failed(name, rid, raised, events)
     t = type(value)
+    limit = events.result_limit
     # The usual results, checked without a walk: a bounded int, ASCII text, a small flat dict.
+    # A number's text is under MIN_RESULT_BYTES; text within ``limit`` by the worst case of
+    # 6 bytes a code point (a ``\u00XX`` escape) needs no measuring either.
     if t is int:
         if _LOW < value < SAFE_INT:
             return ToolResult(name, rid, value)
     elif t is str:
-        if value.isascii() or not has_surrogate(value):
+        if (value.isascii() or not has_surrogate(value)) and 6 * len(value) + 2 <= limit:
             return ToolResult(name, rid, value)
     elif value is None or t is bool or (t is float and value - value == 0.0):
         return ToolResult(name, rid, value)
     elif t is dict and len(value) < 64:
         copy = flat_copy(value)
-        if copy is not None and _sendable_flat(copy) and not (len(copy) == 1 and "error" in copy):
+        if (
+            copy is not None
+            and _sendable_flat(copy, limit)
+            and not (len(copy) == 1 and "error" in copy)
+        ):
             return ToolResult(name, rid, copy)
     try:
         result = _result.from_value(name, rid, value)
@@ -87,21 +94,31 @@ def settle(
         result = _result.result_unreadable(name, rid, exc)
     if result.value is None and result.error is not None:
         events.report(result)  # only a value that is not JSON gets here
+        return result
+    text: str | None = getattr(result, "_text", None)
+    size = _result.text_bytes(text if text is not None else result.to_text())
+    if size > limit:
+        return events.report(_result.result_too_large(name, rid, size, limit))
     return result
 
 
-def _sendable_flat(copy: dict[str, Any]) -> bool:
-    """Whether a flat dict of JSON scalars holds no over-long int and no surrogate."""
+def _sendable_flat(copy: dict[str, Any], limit: int) -> bool:
+    """Whether a flat dict of JSON scalars holds no over-long int and no surrogate, and its
+    text is surely within ``limit`` bytes (else the slow path measures it)."""
+    chars = 0
     for key, item in copy.items():
         if not key.isascii() and has_surrogate(key):
             return False
+        chars += len(key)
         kind = type(item)
         if kind is str:
             if not item.isascii() and has_surrogate(item):
                 return False
+            chars += len(item)
         elif kind is int and not _LOW < item < SAFE_INT:
             return False
-    return True
+    # Worst case: 6 bytes a code point, and 640 digits plus punctuation for each number.
+    return 6 * chars + 650 * len(copy) + 2 <= limit
 
 
 def _failed(name: str, rid: str | int, raised: BaseException, events: Events) -> ToolResult:

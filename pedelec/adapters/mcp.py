@@ -46,11 +46,13 @@ INVALID_PARAMS: Final = -32602
 
 
 class McpTool(TypedDict):
-    """A tool as ``tools/list`` returns it."""
+    """A tool as ``tools/list`` returns it; ``title`` and ``annotations`` only when set."""
 
     name: str
     description: str
     inputSchema: dict[str, Any]
+    title: NotRequired[str]
+    annotations: NotRequired[dict[str, bool]]
 
 
 class TextContent(TypedDict):
@@ -85,20 +87,26 @@ def tools(session: Session) -> list[McpTool]:
         session: The session whose tools to export.
 
     Returns:
-        ``[{"name", "description", "inputSchema"}, ...]`` in registration order.
+        ``[{"name", "description", "inputSchema", "title"?, "annotations"?}, ...]`` in
+        registration order.
 
     Example:
         >>> tools(session)[0]["inputSchema"]["type"]
         'object'
     """
-    return [
-        {
+    listed: list[McpTool] = []
+    for tool in session.manifest()["tools"]:
+        entry: McpTool = {
             "name": tool["name"],
             "description": tool["description"],
             "inputSchema": tool["argsSchema"],
         }
-        for tool in session.manifest()["tools"]
-    ]
+        if "title" in tool:
+            entry["title"] = tool["title"]
+        if "annotations" in tool:
+            entry["annotations"] = tool["annotations"]
+        listed.append(entry)
+    return listed
 
 
 def unknown_tool(session: Session, name: Any) -> ProtocolError | None:

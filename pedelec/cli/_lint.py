@@ -5,8 +5,9 @@ Every finding is a warning a tool author can act on; none of them stops a sessio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from pedelec.adapters._names import name_map
 from pedelec.errors import PedelecError
@@ -90,6 +91,54 @@ def _lint_schema(tool: str, schema: dict[str, Any]) -> Iterator[Finding]:
                     )
 
 
+#: Words that say a tool deletes something or moves money; such a tool should say so with
+#: ``destructiveHint: true`` so a client can ask a person first.
+_RISKY_WORDS: Final = frozenset(
+    {
+        "delete",
+        "remove",
+        "drop",
+        "destroy",
+        "purge",
+        "erase",
+        "wipe",
+        "truncate",
+        "pay",
+        "transfer",
+        "refund",
+        "charge",
+        "withdraw",
+    }
+)
+#: Name segments (``delete_user``, ``files.remove``, ``payInvoice``) and description words.
+_WORD: Final = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _risky_word(text: str) -> str | None:
+    """The first word of ``text`` (or segment of a camelCase/snake_case name) that is risky."""
+    for match in _WORD.finditer(text):
+        word = match.group().lower()
+        if word in _RISKY_WORDS:
+            return word
+    return None
+
+
+def _lint_intent(spec: dict[str, Any]) -> Finding | None:
+    """Warn about a tool that sounds destructive but is not marked ``destructiveHint: true``."""
+    if spec.get("annotations", {}).get("destructiveHint") is True:
+        return None
+    word = _risky_word(spec["name"]) or _risky_word(spec["description"])
+    if word is None:
+        return None
+    return Finding(
+        "warning",
+        spec["name"],
+        None,
+        f'tool sounds destructive ("{word}") but is not marked '
+        'annotations={"destructiveHint": True}, so a client cannot tell it apart from a safe one',
+    )
+
+
 def lint_session(session: Session) -> list[Finding]:
     """Every finding for ``session``'s tools, tool by tool, then the name check across them."""
     findings: list[Finding] = []
@@ -97,6 +146,7 @@ def lint_session(session: Session) -> list[Finding]:
         findings.extend(_lint_schema(spec["name"], spec["argsSchema"]))
         if not session.has_handler(spec["name"]):
             findings.append(Finding("warning", spec["name"], None, "tool has no handler"))
+        findings.extend(filter(None, [_lint_intent(spec)]))
     try:
         # OpenAI and Anthropic share one name rule; MCP takes every pedelec name.
         name_map(session.tool_names(), "OpenAI/Anthropic")

@@ -252,6 +252,7 @@ def infer_tool(
     schema = {"type": "object", "properties": properties, "required": required}
     validator = _compiled(schema, tool, max_pattern_length)
     call = _make_call(fn, tuple(plan), ctx_name)
+    call = _with_result(call, _result_convert(tool, hints), is_async_callable(fn))
     handler = HandlerSpec(call, is_async_callable(fn), fn)
     return InferredTool(tool, description, schema, handler, validator, frozenset(nullable))
 
@@ -294,6 +295,41 @@ def _default_name(fn: Callable[..., Any]) -> str:
         f'Cannot infer a tool name from {fn!r}; pass name="..."',
         {"field": "name"},
     )
+
+
+def _result_convert(tool: str, hints: dict[str, Any]) -> Convert:
+    """How the tool's result becomes JSON, decided once from its return annotation."""
+    from pedelec.typed.convert import duck_result, result_converter
+
+    annotation = hints.get("return", Any)
+    if annotation is Any or annotation is object or isinstance(annotation, Unresolved | str):
+        return duck_result
+    if annotation is None or annotation is type(None):
+        return duck_result
+    return result_converter(tool, annotation) or _same
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _with_result(
+    call: Callable[[dict[str, Any], Any], Any], convert: Convert, is_async: bool
+) -> Callable[[dict[str, Any], Any], Any]:
+    """``call`` whose result goes through ``convert`` (awaited first for an async handler)."""
+    if convert is _same:
+        return call
+    if is_async:
+
+        async def call_async(args: dict[str, Any], ctx: Any) -> Any:
+            return convert(await call(args, ctx))
+
+        return call_async
+
+    def call_converted(args: dict[str, Any], ctx: Any) -> Any:
+        return convert(call(args, ctx))
+
+    return call_converted
 
 
 def _make_call(

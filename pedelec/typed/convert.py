@@ -123,3 +123,138 @@ class _Pick:
             if validator.is_valid(value):
                 return value if convert is None else convert(value)
         return value
+
+
+# --- results: what a typed tool returns, as JSON -----------------------------------------------
+
+#: How deep ``to_json_result`` follows containers; deeper values are left for the session's
+#: wire check, which reports them, rather than overflowing the stack on a cyclic value.
+_RESULT_DEPTH: Final = 200
+
+
+def to_json_result(value: Any, depth: int = 0) -> Any:
+    """``value`` with dataclass instances, Enum members and ``model_dump`` objects made JSON.
+
+    TypedDict values are dicts already; containers are rebuilt only to reach what is inside.
+    Anything else is returned as it is, so the session's own result check reports it.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if depth >= _RESULT_DEPTH:
+        return value
+    if isinstance(value, enum.Enum):
+        return to_json_result(value.value, depth + 1)
+    if isinstance(value, dict):
+        return {key: to_json_result(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json_result(item, depth + 1) for item in value]
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: to_json_result(getattr(value, field.name), depth + 1)
+            for field in dataclasses.fields(value)
+        }
+    if hasattr(kind, "model_dump"):
+        return value.model_dump(mode="json")
+    return value
+
+
+def duck_result(value: Any) -> Any:
+    """An unannotated result: converted only when it is itself a dataclass, Enum or model.
+
+    Cheap on purpose (a few type checks per call): a plain value passes untouched.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or kind is dict:
+        return value
+    import dataclasses
+
+    if (
+        isinstance(value, enum.Enum)
+        or (dataclasses.is_dataclass(value) and not isinstance(value, type))
+        or hasattr(kind, "model_dump")
+    ):
+        return to_json_result(value)
+    return value
+
+
+class _NotJson(Exception):
+    """A part of a return annotation that no JSON value can be."""
+
+
+def _needs_conversion(tp: Any, seen: set[int]) -> bool:
+    """Whether a value of ``tp`` needs ``to_json_result``; raises ``_NotJson`` if it is not JSON."""
+    import dataclasses
+    import types
+    from typing import Literal, Union, get_args, get_origin
+
+    import typing_extensions as te
+
+    if tp is None or tp is type(None) or tp is Any or tp is object:
+        return False
+    if tp in (str, int, float, bool):
+        return False
+    origin = get_origin(tp)
+    if origin is te.Annotated:
+        return _needs_conversion(tp.__origin__, seen)
+    if origin is Literal:
+        return any(isinstance(v, enum.Enum) for v in get_args(tp))
+    # Lists, not generators, inside any(): every member is checked, so a bad one always raises.
+    if origin is Union or origin is types.UnionType:
+        return any([_needs_conversion(m, seen) for m in get_args(tp)])
+    if origin in (list, tuple, Sequence):
+        items = [a for a in get_args(tp) if a is not Ellipsis]
+        return any([_needs_conversion(a, seen) for a in items])
+    if origin in (dict, Mapping):
+        pair = get_args(tp)
+        if pair and pair[0] is not str:
+            raise _NotJson
+        return bool(pair) and _needs_conversion(pair[1], seen)
+    if tp in (list, tuple, dict):
+        return False
+    if origin is not None or not isinstance(tp, type):
+        raise _NotJson
+    if issubclass(tp, enum.Enum):
+        return True
+    if id(tp) in seen:
+        return True
+    if te.is_typeddict(tp):
+        seen.add(id(tp))
+        hints = te.get_type_hints(tp)
+        return any([_needs_conversion(h, seen) for h in hints.values()])
+    if dataclasses.is_dataclass(tp):
+        seen.add(id(tp))
+        hints = te.get_type_hints(tp)
+        for field in dataclasses.fields(tp):
+            _needs_conversion(hints.get(field.name, Any), seen)
+        return True
+    if hasattr(tp, "model_dump"):
+        return True
+    raise _NotJson
+
+
+def result_converter(tool: str, annotation: Any) -> Convert | None:
+    """The converter for a typed tool's return annotation (``None``: the value is JSON as is).
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` naming the return when no JSON value fits it.
+    """
+    from pedelec.errors import INVALID_INPUT, PedelecError
+    from pedelec.typed.hints import annotation_label
+
+    try:
+        needs = _needs_conversion(annotation, set())
+    except _NotJson:
+        raise PedelecError(
+            INVALID_INPUT,
+            f'Tool "{tool}": its return annotation {annotation_label(annotation)} cannot be '
+            "sent as JSON; return str, int, float, bool, None, a list or dict[str, ...] of them, "
+            'a dataclass, a TypedDict, an Enum or an object with model_dump(mode="json"), or '
+            "annotate it -> Any.",
+            {"tool": tool, "field": "return"},
+        ) from None
+    except Exception:  # a dataclass or TypedDict whose own hints do not resolve: convert anyway
+        return to_json_result
+    return to_json_result if needs else None

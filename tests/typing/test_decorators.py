@@ -46,9 +46,9 @@ def typed(text: str, times: int = 1) -> str:
     return text * times
 
 
-async def typed_async(text: str) -> bytes:
+async def typed_async(text: str) -> list[int]:
     """Encode text."""
-    return text.encode()
+    return list(text.encode())
 
 
 class Typed(Protocol):
@@ -56,7 +56,7 @@ class Typed(Protocol):
 
 
 class TypedAsync(Protocol):
-    async def __call__(self, text: str) -> bytes: ...
+    async def __call__(self, text: str) -> list[int]: ...
 
 
 def test_on_tool_keeps_the_type() -> None:
