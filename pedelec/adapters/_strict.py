@@ -35,10 +35,14 @@ __all__ = [
     "ANTHROPIC",
     "OPENAI",
     "Blocker",
+    "Caps",
+    "Exported",
     "Profile",
     "StrictMode",
     "check_mode",
+    "export",
     "nulls_as_absent",
+    "problems",
     "strict_schema",
 ]
 
@@ -49,6 +53,16 @@ Node = Mapping[str, Any]
 _NULL: Final = {"type": "null"}
 # Keywords that say nothing about accepted values: they never block and are never moved.
 _ANNOTATIONS: Final = frozenset({"description"})
+
+
+class Caps(NamedTuple):
+    """Limits a provider puts on all the strict tools of one request together."""
+
+    tools: int
+    #: Properties not listed in ``required``, at any depth.
+    optional: int
+    #: Union nodes (``anyOf``).
+    unions: int
 
 
 class Profile(NamedTuple):
@@ -63,6 +77,8 @@ class Profile(NamedTuple):
     max_depth: int | None
     #: Most object properties in one schema, or ``None``.
     max_properties: int | None
+    #: Limits across the strict tools of one request, or ``None``.
+    caps: Caps | None = None
 
 
 #: OpenAI Structured Outputs: strings keep ``pattern``, numbers ``minimum``/``maximum``, arrays
@@ -74,14 +90,16 @@ OPENAI: Final = Profile(
     max_depth=10,
     max_properties=5000,
 )
-#: Anthropic strict tool use: no numeric or length constraints; optional properties stay
-#: optional (its caps on optional and union parameters are checked per request by the adapter).
+#: Anthropic strict tool use: no numeric, length or item-count constraints; optional properties
+#: stay optional, within its per-request caps: 20 strict tools, 24 optional parameters and 16
+#: union parameters across them.
 ANTHROPIC: Final = Profile(
     "Anthropic",
     frozenset({"enum", "pattern"}),
     all_required=False,
     max_depth=None,
     max_properties=None,
+    caps=Caps(tools=20, optional=24, unions=16),
 )
 
 
@@ -218,6 +236,107 @@ class _Translate:
                         f"branches {i} and {j} are not proven disjoint, so anyOf (the only "
                         "union strict mode accepts) could accept values oneOf rejects",
                     )
+
+
+class Exported(NamedTuple):
+    """One tool as a provider export sends it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    strict: bool
+    #: Why the tool is not strict when strict was wanted, else ``None``.
+    blocker: Blocker | None
+
+
+def export(session: Session, profile: Profile, strict: Any) -> list[Exported]:
+    """The session's tools for ``profile``, strict where ``strict`` asks and the schema allows.
+
+    Tools are taken in registration order; under the provider's per-request caps, a tool that
+    would exceed what the earlier strict tools left is exported non-strict (``"auto"``).
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` for a bad ``strict``, or with ``strict=True`` for the
+            first tool that cannot be strict, naming the pointer of what is in the way.
+    """
+    mode = check_mode(strict)
+    used = Caps(0, 0, 0)
+    out: list[Exported] = []
+    for tool in session.manifest()["tools"]:
+        schema: dict[str, Any] = tool["argsSchema"]
+        if mode is False:
+            out.append(Exported(tool["name"], tool["description"], schema, False, None))
+            continue
+        translated = strict_schema(schema, profile)
+        if not isinstance(translated, Blocker) and profile.caps is not None:
+            cost = _cost(translated)
+            translated = _within(profile, used, cost) or translated
+            if not isinstance(translated, Blocker):
+                used = Caps(*(a + b for a, b in zip(used, cost, strict=True)))
+        if isinstance(translated, Blocker):
+            if mode is True:
+                raise _not_strict(profile, tool["name"], translated)
+            out.append(Exported(tool["name"], tool["description"], schema, False, translated))
+        else:
+            out.append(Exported(tool["name"], tool["description"], translated, True, None))
+    return out
+
+
+def problems(session: Session, profile: Profile) -> dict[str, Blocker]:
+    """The tools ``strict="auto"`` exports non-strict for ``profile``, each with its reason."""
+    return {
+        item.name: item.blocker
+        for item in export(session, profile, "auto")
+        if item.blocker is not None
+    }
+
+
+def _not_strict(profile: Profile, name: str, blocker: Blocker) -> PedelecError:
+    return PedelecError(
+        INVALID_INPUT,
+        f'Tool "{name}" cannot be exported in {profile.provider} strict mode: at '
+        f'"{blocker.pointer}", {blocker.reason}; pass strict="auto" to export it non-strict.',
+        {"tool": name, "pointer": blocker.pointer},
+    )
+
+
+def _cost(schema: Node) -> Caps:
+    optional = unions = 0
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if "anyOf" in node:
+            unions += 1
+            stack.extend(node["anyOf"])
+            continue
+        if "items" in node:
+            stack.append(node["items"])
+        properties = node.get("properties")
+        if properties:
+            optional += len(properties) - len(node.get("required", ()))
+            stack.extend(properties.values())
+    return Caps(1, optional, unions)
+
+
+_CAPPED: Final = {
+    "tools": "strict tools",
+    "optional": "optional parameters (not in required)",
+    "unions": "union parameters (anyOf)",
+}
+
+
+def _within(profile: Profile, used: Caps, cost: Caps) -> Blocker | None:
+    caps = profile.caps
+    assert caps is not None
+    for key, limit in caps._asdict().items():
+        spent, more = getattr(used, key), getattr(cost, key)
+        if spent + more > limit:
+            return Blocker(
+                "",
+                f"{profile.provider} allows {limit} {_CAPPED[key]} across the strict tools of "
+                f"one request; this tool has {more} and the strict tools before it {spent}",
+            )
+    return None
 
 
 def _nullable(node: dict[str, Any]) -> dict[str, Any]:

@@ -44,12 +44,13 @@ from pedelec.adapters._names import NameMap, name_map
 from pedelec.adapters._strict import (
     OPENAI,
     Blocker,
+    Exported,
     StrictMode,
-    check_mode,
+    export,
     nulls_as_absent,
-    strict_schema,
+    problems,
 )
-from pedelec.errors import INVALID_INPUT, TOOL_NOT_FOUND, PedelecError
+from pedelec.errors import TOOL_NOT_FOUND, PedelecError
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
@@ -119,33 +120,6 @@ def _names(session: Session) -> NameMap:
     return name_map(session.tool_names(), _PROVIDER)
 
 
-def _exported(session: Session, strict: StrictMode) -> list[tuple[str, str, dict[str, Any], bool]]:
-    """Each tool as ``(OpenAI name, description, parameters, strict)``, in registration order."""
-    mode = check_mode(strict)
-    names = _names(session)
-    out = []
-    for tool in session.manifest()["tools"]:
-        schema, is_strict = tool["argsSchema"], False
-        if mode is not False:
-            translated = strict_schema(schema, OPENAI)
-            if isinstance(translated, Blocker):
-                if mode is True:
-                    raise _not_strict(tool["name"], translated)
-            else:
-                schema, is_strict = translated, True
-        out.append((names.to_provider(tool["name"]), tool["description"], schema, is_strict))
-    return out
-
-
-def _not_strict(name: str, blocker: Blocker) -> PedelecError:
-    return PedelecError(
-        INVALID_INPUT,
-        f'Tool "{name}" cannot be exported in {_PROVIDER} strict mode: at '
-        f'"{blocker.pointer}", {blocker.reason}; pass strict="auto" to export it non-strict.',
-        {"tool": name, "pointer": blocker.pointer},
-    )
-
-
 def strict_problems(session: Session) -> dict[str, Blocker]:
     """The tools that :func:`chat_tools` and :func:`responses_tools` export non-strict, and why.
 
@@ -156,12 +130,14 @@ def strict_problems(session: Session) -> dict[str, Blocker]:
         >>> strict_problems(session)
         {}
     """
-    problems = {}
-    for tool in session.manifest()["tools"]:
-        translated = strict_schema(tool["argsSchema"], OPENAI)
-        if isinstance(translated, Blocker):
-            problems[tool["name"]] = translated
-    return problems
+    return problems(session, OPENAI)
+
+
+def _exported(session: Session, strict: StrictMode) -> list[Exported]:
+    names = _names(session)
+    return [
+        item._replace(name=names.to_provider(item.name)) for item in export(session, OPENAI, strict)
+    ]
 
 
 def chat_tools(session: Session, strict: StrictMode = "auto") -> list[ChatTool]:
@@ -204,7 +180,7 @@ def chat_tools(session: Session, strict: StrictMode = "auto") -> list[ChatTool]:
                 "strict": is_strict,
             },
         }
-        for name, description, parameters, is_strict in _exported(session, strict)
+        for name, description, parameters, is_strict, _ in _exported(session, strict)
     ]
 
 
@@ -235,7 +211,7 @@ def responses_tools(session: Session, strict: StrictMode = "auto") -> list[Respo
             "parameters": parameters,
             "strict": is_strict,
         }
-        for name, description, parameters, is_strict in _exported(session, strict)
+        for name, description, parameters, is_strict, _ in _exported(session, strict)
     ]
 
 
