@@ -73,20 +73,31 @@ def tool_use(use_id: str, name: str, args: Any) -> dict[str, Any]:
 
 
 def test_tools_format_with_dots_mapped() -> None:
-    assert adapter.tools(make_session()) == [
-        {"name": "update_counter", "description": "Change the counter.", "input_schema": DELTA},
+    assert adapter.tools(make_session(), strict=False) == [
+        {
+            "name": "update_counter",
+            "description": "Change the counter.",
+            "input_schema": DELTA,
+            "strict": False,
+        },
         {
             "name": "editor__replace_selection",
             "description": "Replace the selection.",
             "input_schema": TEXT,
+            "strict": False,
         },
-        {"name": "explode", "description": "Always fails.", "input_schema": {"type": "object"}},
+        {
+            "name": "explode",
+            "description": "Always fails.",
+            "input_schema": {"type": "object"},
+            "strict": False,
+        },
     ]
 
 
 def test_exported_schemas_are_fresh_copies() -> None:
     session = make_session()
-    adapter.tools(session)[0]["input_schema"]["properties"]["delta"]["maximum"] = 5
+    adapter.tools(session, strict=False)[0]["input_schema"]["properties"]["delta"]["maximum"] = 5
     assert session.tool_spec("update_counter")["argsSchema"] == DELTA
 
 

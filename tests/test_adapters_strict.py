@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 from agents.strict_schema import ensure_strict_json_schema
+from anthropic.types import ToolParam
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
-from pedelec.adapters import openai as adapter
-from pedelec.adapters._strict import Blocker, strict_schema
+from pedelec.adapters import anthropic as anthropic_adapter, openai as adapter
+from pedelec.adapters._strict import ANTHROPIC, Blocker, strict_schema
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
 
@@ -357,3 +358,117 @@ def test_json_text_the_adapter_cannot_read_goes_to_the_session_unchanged() -> No
         '"limit" in the object at the root (line 1, column 17); send each key once. Correct the '
         "arguments and call the tool again."
     )
+
+
+# --- Anthropic: closed objects, optional stays optional, caps per request ---------------------
+
+SEARCH_ANTHROPIC = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Words. (minLength: 1, maxLength: 80)"},
+        "limit": {"type": "integer", "description": "(minimum: 1, maximum: 50, default: 10)"},
+        "tags": {
+            "type": "array",
+            "description": "(uniqueItems: true, maxItems: 5)",
+            "items": {"type": "string"},
+        },
+        "target": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["user"]},
+                        "id": {"type": "integer"},
+                    },
+                    "required": ["kind", "id"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["room"]},
+                        "name": {"type": "string"},
+                    },
+                    "required": ["kind"],
+                    "additionalProperties": False,
+                },
+            ]
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+def test_the_anthropic_strict_form_and_the_sdk_type() -> None:
+    assert strict_schema(SEARCH, ANTHROPIC) == SEARCH_ANTHROPIC
+    (tool,) = anthropic_adapter.tools(session_with(SEARCH))
+    assert tool == {
+        "name": "notes__search",
+        "description": "Search notes.",
+        "input_schema": SEARCH_ANTHROPIC,
+        "strict": True,
+    }
+    assert TypeAdapter(ToolParam).validate_python(tool) == tool
+
+
+def _many(count: int, optional: int) -> Session:
+    session = Session()
+    schema = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "integer"} for i in range(optional)},
+    }
+    for n in range(count):
+        session.on_tool(f"t{n}", description="T.", schema=schema)(lambda a: a)
+    return session
+
+
+CAPS = [
+    (
+        _many(3, 10),
+        "t2",
+        "Anthropic allows 24 optional parameters (not in required) across the strict tools of "
+        "one request; this tool has 10 and the strict tools before it 20",
+    ),
+    (
+        _many(21, 0),
+        "t20",
+        "Anthropic allows 20 strict tools across the strict tools of one request; this tool has "
+        "1 and the strict tools before it 20",
+    ),
+]
+
+
+@pytest.mark.parametrize(("session", "last", "reason"), CAPS)
+def test_past_anthropics_caps_a_tool_is_not_strict(
+    session: Session, last: str, reason: str
+) -> None:
+    exported = anthropic_adapter.tools(session)
+    assert [t["strict"] for t in exported] == [True] * (len(exported) - 1) + [False]
+    assert anthropic_adapter.strict_problems(session) == {last: Blocker("", reason)}
+    with pytest.raises(PedelecError) as info:
+        anthropic_adapter.tools(session, strict=True)
+    assert info.value.message == (
+        f'Tool "{last}" cannot be exported in Anthropic strict mode: at "", {reason}; pass '
+        'strict="auto" to export it non-strict.'
+    )
+
+
+def test_anthropic_null_for_an_optional_property_is_absent() -> None:
+    seen: list[dict[str, Any]] = []
+    session = session_with(SEARCH, seen)
+    blocks = [
+        {
+            "type": "tool_use",
+            "id": "u1",
+            "name": "notes__search",
+            "input": {"query": "a", "limit": None},
+        },
+        {"type": "tool_use", "id": "u2", "name": "notes__search", "input": {"query": None}},
+    ]
+    ok, bad = anthropic_adapter.dispatch_tool_uses_sync(session, blocks)
+    assert (json.loads(ok["content"]), "is_error" in ok) == ({"ok": True}, False)
+    assert json.loads(bad["content"])["error"]["details"]["errors"] == [
+        {"path": "/query", "keyword": "type", "message": "expected string, got null"}
+    ]
+    assert seen == [{"query": "a"}]
