@@ -176,7 +176,7 @@ MALFORMED: list[tuple[str, Any, str, dict[str, Any]]] = [
         {
             "code": "TOOL_NOT_FOUND",
             "message": 'Unknown tool "editor_replace_selection". Did you mean '
-            '"editor.replace_selection"?',
+            '"editor__replace_selection"?',
             "details": {"tool": "editor_replace_selection"},
         },
     ),
@@ -361,7 +361,7 @@ async def test_two_turn_agent_loop() -> None:
                 "type": "tool_result",
                 "tool_use_id": "toolu_2",
                 "content": '{"error":{"code":"TOOL_NOT_FOUND","message":"Unknown tool \\"nope\\". '
-                'Available tools: \\"update_counter\\", \\"editor.replace_selection\\", '
+                'Available tools: \\"update_counter\\", \\"editor__replace_selection\\", '
                 '\\"explode\\".","details":{"tool":"nope"}}}',
                 "is_error": True,
             },

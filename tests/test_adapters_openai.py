@@ -462,7 +462,7 @@ async def test_malformed_function_calls() -> None:
         {
             "code": "TOOL_NOT_FOUND",
             "message": 'Unknown tool "nope". Available tools: "update_counter", '
-            '"editor.replace_selection", "explode".',
+            '"editor__replace_selection", "explode".',
             "details": {"tool": "nope"},
         },
         {

@@ -340,10 +340,10 @@ def test_a_bad_value_is_still_rejected_at_its_path(
     (reply,) = adapter.dispatch_tool_calls_sync(session, [chat_call(arguments)])
     assert json.loads(reply["content"])["error"] == {
         "code": "TOOL_ARGS_INVALID",
-        "message": f'Invalid arguments for tool "notes.search": {where}: {message} ({keyword}). '
+        "message": f'Invalid arguments for tool "notes__search": {where}: {message} ({keyword}). '
         "Correct the arguments and call the tool again.",
         "details": {
-            "tool": "notes.search",
+            "tool": "notes__search",
             "errors": [{"path": where, "keyword": keyword, "message": message}],
         },
     }
@@ -354,7 +354,7 @@ def test_json_text_the_adapter_cannot_read_goes_to_the_session_unchanged() -> No
     session = session_with(SEARCH)
     (reply,) = adapter.dispatch_tool_calls_sync(session, [chat_call('{"limit": null, "limit": 1}')])
     assert json.loads(reply["content"])["error"]["message"] == (
-        'Invalid arguments for tool "notes.search": args are not valid JSON: duplicate key '
+        'Invalid arguments for tool "notes__search": args are not valid JSON: duplicate key '
         '"limit" in the object at the root (line 1, column 17); send each key once. Correct the '
         "arguments and call the tool again."
     )
@@ -472,3 +472,40 @@ def test_anthropic_null_for_an_optional_property_is_absent() -> None:
         {"path": "/query", "keyword": "type", "message": "expected string, got null"}
     ]
     assert seen == [{"query": "a"}]
+
+
+# --- messages name tools as the provider's model saw them -------------------------------------
+
+
+def test_did_you_mean_uses_the_exported_name() -> None:
+    session = session_with(SEARCH)
+    (reply,) = adapter.dispatch_tool_calls_sync(
+        session,
+        [{"id": "c1", "type": "function", "function": {"name": "notes__serch", "arguments": "{}"}}],
+    )
+    assert json.loads(reply["content"])["error"] == {
+        "code": "TOOL_NOT_FOUND",
+        "message": 'Unknown tool "notes__serch". Did you mean "notes__search"?',
+        "details": {"tool": "notes__serch"},
+    }
+    blocks = [{"type": "tool_use", "id": "u1", "name": "notes_search", "input": {}}]
+    (block,) = anthropic_adapter.dispatch_tool_uses_sync(session, blocks)
+    assert json.loads(block["content"])["error"]["message"] == (
+        'Unknown tool "notes_search". Did you mean "notes__search"?'
+    )
+
+
+def test_a_handler_error_names_the_exported_tool() -> None:
+    session = Session()
+
+    @session.on_tool("notes.fail", description="Fails.", schema=NO_ARGS)
+    def fail(args: dict[str, Any]) -> None:
+        raise ValueError("boom")
+
+    items = [{"type": "function_call", "call_id": "c1", "name": "notes__fail", "arguments": "{}"}]
+    (output,) = adapter.dispatch_responses_calls_sync(session, items)
+    assert json.loads(output["output"])["error"] == {
+        "code": "TOOL_HANDLER_ERROR",
+        "message": 'Tool "notes__fail" failed: ValueError: boom',
+        "details": {"tool": "notes__fail", "exception": "ValueError"},
+    }

@@ -203,7 +203,11 @@ async def dispatch_tool_uses(
         >>> results = await dispatch_tool_uses(session, message.content)
         >>> messages.append({"role": "user", "content": results})
     """
-    return _blocks(await run_calls(session, _tool_uses(session, content_blocks), turn_id=turn_id))
+    return _blocks(
+        await run_calls(
+            session, _tool_uses(session, content_blocks), turn_id=turn_id, names=_names(session)
+        )
+    )
 
 
 def dispatch_tool_uses_sync(
@@ -218,4 +222,6 @@ def dispatch_tool_uses_sync(
         >>> results = dispatch_tool_uses_sync(session, message.content)
     """
     calls = _tool_uses(session, content_blocks)
-    return _blocks(run_calls_sync("dispatch_tool_uses", session, calls, turn_id=turn_id))
+    return _blocks(
+        run_calls_sync("dispatch_tool_uses", session, calls, turn_id=turn_id, names=_names(session))
+    )

@@ -300,7 +300,9 @@ async def dispatch_tool_calls(
         >>> messages += await dispatch_tool_calls(session, reply.tool_calls)
     """
     return _chat_messages(
-        await run_calls(session, _chat_calls(session, tool_calls), turn_id=turn_id)
+        await run_calls(
+            session, _chat_calls(session, tool_calls), turn_id=turn_id, names=_names(session)
+        )
     )
 
 
@@ -316,7 +318,11 @@ def dispatch_tool_calls_sync(
         >>> messages += dispatch_tool_calls_sync(session, reply.tool_calls)
     """
     calls = _chat_calls(session, tool_calls)
-    return _chat_messages(run_calls_sync("dispatch_tool_calls", session, calls, turn_id=turn_id))
+    return _chat_messages(
+        run_calls_sync(
+            "dispatch_tool_calls", session, calls, turn_id=turn_id, names=_names(session)
+        )
+    )
 
 
 async def dispatch_responses_calls(
@@ -346,7 +352,9 @@ async def dispatch_responses_calls(
         >>> outputs = await dispatch_responses_calls(session, response.output)
     """
     return _outputs(
-        await run_calls(session, _function_calls(session, output_items), turn_id=turn_id)
+        await run_calls(
+            session, _function_calls(session, output_items), turn_id=turn_id, names=_names(session)
+        )
     )
 
 
@@ -362,4 +370,8 @@ def dispatch_responses_calls_sync(
         >>> outputs = dispatch_responses_calls_sync(session, response.output)
     """
     calls = _function_calls(session, output_items)
-    return _outputs(run_calls_sync("dispatch_responses_calls", session, calls, turn_id=turn_id))
+    return _outputs(
+        run_calls_sync(
+            "dispatch_responses_calls", session, calls, turn_id=turn_id, names=_names(session)
+        )
+    )
