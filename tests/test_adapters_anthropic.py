@@ -73,20 +73,31 @@ def tool_use(use_id: str, name: str, args: Any) -> dict[str, Any]:
 
 
 def test_tools_format_with_dots_mapped() -> None:
-    assert adapter.tools(make_session()) == [
-        {"name": "update_counter", "description": "Change the counter.", "input_schema": DELTA},
+    assert adapter.tools(make_session(), strict=False) == [
+        {
+            "name": "update_counter",
+            "description": "Change the counter.",
+            "input_schema": DELTA,
+            "strict": False,
+        },
         {
             "name": "editor__replace_selection",
             "description": "Replace the selection.",
             "input_schema": TEXT,
+            "strict": False,
         },
-        {"name": "explode", "description": "Always fails.", "input_schema": {"type": "object"}},
+        {
+            "name": "explode",
+            "description": "Always fails.",
+            "input_schema": {"type": "object"},
+            "strict": False,
+        },
     ]
 
 
 def test_exported_schemas_are_fresh_copies() -> None:
     session = make_session()
-    adapter.tools(session)[0]["input_schema"]["properties"]["delta"]["maximum"] = 5
+    adapter.tools(session, strict=False)[0]["input_schema"]["properties"]["delta"]["maximum"] = 5
     assert session.tool_spec("update_counter")["argsSchema"] == DELTA
 
 
@@ -165,7 +176,7 @@ MALFORMED: list[tuple[str, Any, str, dict[str, Any]]] = [
         {
             "code": "TOOL_NOT_FOUND",
             "message": 'Unknown tool "editor_replace_selection". Did you mean '
-            '"editor.replace_selection"?',
+            '"editor__replace_selection"?',
             "details": {"tool": "editor_replace_selection"},
         },
     ),
@@ -350,7 +361,7 @@ async def test_two_turn_agent_loop() -> None:
                 "type": "tool_result",
                 "tool_use_id": "toolu_2",
                 "content": '{"error":{"code":"TOOL_NOT_FOUND","message":"Unknown tool \\"nope\\". '
-                'Available tools: \\"update_counter\\", \\"editor.replace_selection\\", '
+                'Available tools: \\"update_counter\\", \\"editor__replace_selection\\", '
                 '\\"explode\\".","details":{"tool":"nope"}}}',
                 "is_error": True,
             },

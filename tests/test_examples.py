@@ -71,6 +71,19 @@ OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
             '"priority":"high"}]',
         ],
     ),
+    "strict_mode.py": (
+        (),
+        [
+            'openai: {"query":"milk","limit":10}',
+            "not strict: /properties/meta",
+            'anthropic: {"error":{"code":"TOOL_ARGS_INVALID","message":"Invalid arguments for '
+            'tool \\"notes__search\\": (root): missing required property \\"query\\" '
+            "(required); /limit: must be >= 1, got 0 (minimum). Correct the arguments and call "
+            'the tool again.","details":{"tool":"notes__search","errors":[{"path":"",'
+            '"keyword":"required","message":"missing required property \\"query\\""},'
+            '{"path":"/limit","keyword":"minimum","message":"must be >= 1, got 0"}]}}}',
+        ],
+    ),
     "interactive_confirm.py": (
         (),
         [

@@ -149,12 +149,14 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "dispatch_tool_calls",
         "dispatch_tool_calls_sync",
         "responses_tools",
+        "strict_problems",
     ],
     "pedelec.adapters.anthropic": [
         "AnthropicTool",
         "ToolResultBlock",
         "dispatch_tool_uses",
         "dispatch_tool_uses_sync",
+        "strict_problems",
         "tools",
     ],
     "pedelec.adapters.gemini": [

@@ -17,6 +17,7 @@ from pedelec.errors import INVALID_INPUT, TOOL_NOT_FOUND, PedelecError
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
+    from pedelec.adapters._names import NameMap
     from pedelec.session import Session
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "items_of",
     "no_id",
     "no_name",
+    "provider_facing",
     "run_calls",
     "run_calls_sync",
 ]
@@ -114,12 +116,17 @@ def normalise_args(args: Any) -> Any:
 
 
 async def run_calls(
-    session: Session, calls: Sequence[Call], *, turn_id: str | None = None
+    session: Session,
+    calls: Sequence[Call],
+    *,
+    turn_id: str | None = None,
+    names: NameMap | None = None,
 ) -> list[ToolResult]:
     """Dispatch ``calls`` concurrently and return their results in input order.
 
     The provider's call id becomes the result's (and the handler's) ``tool_request_id``; a call
-    without one (Gemini's ids are optional) gets a fresh id from the session.
+    without one (Gemini's ids are optional) gets a fresh id from the session. With ``names``,
+    error results name tools as the provider sent them (see :func:`provider_facing`).
     """
     import asyncio
 
@@ -138,7 +145,40 @@ async def run_calls(
             call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id or None
         )
 
-    return list(await asyncio.gather(*(one(call) for call in calls)))
+    results = list(await asyncio.gather(*(one(call) for call in calls)))
+    if names is None:
+        return results
+    return [provider_facing(session, result, names) for result in results]
+
+
+def provider_facing(session: Session, result: ToolResult, names: NameMap) -> ToolResult:
+    """``result`` with its error naming tools by the names the provider's model was given.
+
+    The model only ever saw ``notes__search``; a hint to call ``"notes.search"`` would send it
+    to a tool it cannot name. An unknown tool is answered again from the provider's names (the
+    "did you mean" and the list of tools); any other error has its tool's quoted name and its
+    ``details["tool"]`` mapped. ``result.tool`` stays the session's name.
+    """
+    from pedelec._result import ToolResult, tool_not_found
+
+    error = result.error
+    if error is None:
+        return result
+    if error.code == TOOL_NOT_FOUND and isinstance(error.details, dict) and "tool" in error.details:
+        sent = [names.to_provider(name) for name in session.tool_names()]
+        return tool_not_found(result.tool, result.tool_request_id, sent)
+    try:
+        shown = names.to_provider(result.tool)
+    except KeyError:
+        return result
+    if shown == result.tool:
+        return result
+    details = error.details
+    if isinstance(details, dict) and details.get("tool") == result.tool:
+        details = {**details, "tool": shown}
+    message = error.message.replace(f'"{result.tool}"', f'"{shown}"')
+    mapped = PedelecError(error.code, message, details)
+    return ToolResult(result.tool, result.tool_request_id, result.value, mapped)
 
 
 def run_sync(fn_name: str, make: Callable[[], Awaitable[T]]) -> T:
@@ -167,7 +207,12 @@ def run_sync(fn_name: str, make: Callable[[], Awaitable[T]]) -> T:
 
 
 def run_calls_sync(
-    fn_name: str, session: Session, calls: Sequence[Call], *, turn_id: str | None = None
+    fn_name: str,
+    session: Session,
+    calls: Sequence[Call],
+    *,
+    turn_id: str | None = None,
+    names: NameMap | None = None,
 ) -> list[ToolResult]:
     """Synchronous :func:`run_calls`; ``fn_name`` names the public function in errors."""
-    return run_sync(fn_name, lambda: run_calls(session, calls, turn_id=turn_id))
+    return run_sync(fn_name, lambda: run_calls(session, calls, turn_id=turn_id, names=names))

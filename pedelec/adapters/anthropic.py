@@ -39,6 +39,14 @@ from pedelec.adapters._calls import (
     text_field,
 )
 from pedelec.adapters._names import NameMap, name_map
+from pedelec.adapters._strict import (
+    ANTHROPIC,
+    Blocker,
+    StrictMode,
+    export,
+    nulls_as_absent,
+    problems,
+)
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
@@ -49,6 +57,7 @@ __all__ = [
     "ToolResultBlock",
     "dispatch_tool_uses",
     "dispatch_tool_uses_sync",
+    "strict_problems",
     "tools",
 ]
 
@@ -61,6 +70,7 @@ class AnthropicTool(TypedDict):
     name: str
     description: str
     input_schema: dict[str, Any]
+    strict: bool
 
 
 class ToolResultBlock(TypedDict):
@@ -76,20 +86,32 @@ def _names(session: Session) -> NameMap:
     return name_map(session.tool_names(), _PROVIDER)
 
 
-def tools(session: Session) -> list[AnthropicTool]:
+def tools(session: Session, strict: StrictMode = "auto") -> list[AnthropicTool]:
     """Return the session's tools in the Messages API ``tools`` format.
 
     Each schema is a fresh copy. Names containing ``.`` are sent with ``__`` instead.
 
+    A strict tool has every object closed (``additionalProperties: false``), ``oneOf`` as
+    ``anyOf`` where its branches are proven disjoint, and the keywords Anthropic's strict mode
+    does not take (``minimum``, ``maximum``, ``minLength``, ``maxLength``, ``minItems``,
+    ``maxItems``, ``uniqueItems``, ``default``, ``examples``) written into the description;
+    pedelec still enforces all of them on every call.
+
     Args:
         session: The session whose tools to export.
+        strict: ``"auto"`` (default): strict for every tool whose schema allows it, within
+            Anthropic's caps for one request (20 strict tools, 24 optional and 16 union
+            parameters across them), taken in registration order; :func:`strict_problems`
+            tells which tools are not, and why. ``True``: strict for all, or raise.
+            ``False``: the schemas as declared.
 
     Returns:
-        ``[{"name", "description", "input_schema"}, ...]`` in registration order.
+        ``[{"name", "description", "input_schema", "strict"}, ...]`` in registration order.
 
     Raises:
-        PedelecError: ``INVALID_INPUT`` when two tool names map to the same Anthropic name or
-            a mapped name is longer than 64 characters.
+        PedelecError: ``INVALID_INPUT`` when two tool names map to the same Anthropic name, a
+            mapped name is longer than 64 characters, ``strict`` is not ``True``/``False``/
+            ``"auto"``, or ``strict=True`` and a tool cannot be strict (naming its pointer).
 
     Example:
         >>> tools(session)[0]["name"]
@@ -98,15 +120,26 @@ def tools(session: Session) -> list[AnthropicTool]:
     names = _names(session)
     return [
         {
-            "name": names.to_provider(tool["name"]),
-            "description": tool["description"],
-            "input_schema": tool["argsSchema"],
+            "name": names.to_provider(item.name),
+            "description": item.description,
+            "input_schema": item.parameters,
+            "strict": item.strict,
         }
-        for tool in session.manifest()["tools"]
+        for item in export(session, ANTHROPIC, strict)
     ]
 
 
-def _tool_use(block: Any, names: NameMap) -> Call:
+def strict_problems(session: Session) -> dict[str, Blocker]:
+    """The tools :func:`tools` exports non-strict under ``strict="auto"``, each with its reason.
+
+    Example:
+        >>> strict_problems(session)
+        {}
+    """
+    return problems(session, ANTHROPIC)
+
+
+def _tool_use(session: Session, block: Any, names: NameMap) -> Call:
     call_id = text_field(block, "id") or ""
     name = text_field(block, "name")
     if name is None:
@@ -114,13 +147,14 @@ def _tool_use(block: Any, names: NameMap) -> Call:
     if not call_id:
         return no_id(name, "tool_use block")
     args = field(block, "input")
-    return Call(call_id, names.from_provider(name), {} if args is MISSING else args)
+    tool = names.from_provider(name)
+    return Call(call_id, tool, {} if args is MISSING else nulls_as_absent(session, tool, args))
 
 
 def _tool_uses(session: Session, content_blocks: Iterable[Any] | None) -> list[Call]:
     names = _names(session)
     return [
-        _tool_use(block, names)
+        _tool_use(session, block, names)
         for block in items_of(content_blocks, "message.content")
         if field(block, "type") == "tool_use"
     ]
@@ -169,7 +203,11 @@ async def dispatch_tool_uses(
         >>> results = await dispatch_tool_uses(session, message.content)
         >>> messages.append({"role": "user", "content": results})
     """
-    return _blocks(await run_calls(session, _tool_uses(session, content_blocks), turn_id=turn_id))
+    return _blocks(
+        await run_calls(
+            session, _tool_uses(session, content_blocks), turn_id=turn_id, names=_names(session)
+        )
+    )
 
 
 def dispatch_tool_uses_sync(
@@ -184,4 +222,6 @@ def dispatch_tool_uses_sync(
         >>> results = dispatch_tool_uses_sync(session, message.content)
     """
     calls = _tool_uses(session, content_blocks)
-    return _blocks(run_calls_sync("dispatch_tool_uses", session, calls, turn_id=turn_id))
+    return _blocks(
+        run_calls_sync("dispatch_tool_uses", session, calls, turn_id=turn_id, names=_names(session))
+    )

@@ -41,6 +41,15 @@ from pedelec.adapters._calls import (
     text_field,
 )
 from pedelec.adapters._names import NameMap, name_map
+from pedelec.adapters._strict import (
+    OPENAI,
+    Blocker,
+    Exported,
+    StrictMode,
+    export,
+    nulls_as_absent,
+    problems,
+)
 from pedelec.errors import TOOL_NOT_FOUND, PedelecError
 
 if TYPE_CHECKING:
@@ -59,6 +68,7 @@ __all__ = [
     "dispatch_tool_calls",
     "dispatch_tool_calls_sync",
     "responses_tools",
+    "strict_problems",
 ]
 
 _PROVIDER = "OpenAI"
@@ -70,6 +80,7 @@ class ChatFunction(TypedDict):
     name: str
     description: str
     parameters: dict[str, Any]
+    strict: bool
 
 
 class ChatTool(TypedDict):
@@ -109,75 +120,102 @@ def _names(session: Session) -> NameMap:
     return name_map(session.tool_names(), _PROVIDER)
 
 
-def chat_tools(session: Session) -> list[ChatTool]:
+def strict_problems(session: Session) -> dict[str, Blocker]:
+    """The tools that :func:`chat_tools` and :func:`responses_tools` export non-strict, and why.
+
+    Under ``strict="auto"`` such a tool is sent with ``strict: false``; this tells which and
+    where, so a developer (or ``pedelec check --provider openai``) can fix the schema.
+
+    Example:
+        >>> strict_problems(session)
+        {}
+    """
+    return problems(session, OPENAI)
+
+
+def _exported(session: Session, strict: StrictMode) -> list[Exported]:
+    names = _names(session)
+    return [
+        item._replace(name=names.to_provider(item.name)) for item in export(session, OPENAI, strict)
+    ]
+
+
+def chat_tools(session: Session, strict: StrictMode = "auto") -> list[ChatTool]:
     """Return the session's tools in the Chat Completions ``tools`` format.
 
     Each schema is a fresh copy. Names containing ``.`` are sent with ``__`` instead.
 
+    Under strict mode every object is closed and fully required, optional properties are
+    nullable, and keywords strict mode does not accept (``minLength``, ``maxLength``,
+    ``uniqueItems``, ``default``, ``examples``) are written into the description; the dispatch
+    functions read a ``null`` for an optional property as "absent", and pedelec still
+    enforces every keyword on every call.
+
     Args:
         session: The session whose tools to export.
+        strict: ``"auto"`` (default): strict for every tool whose schema allows it (see
+            :func:`strict_problems`), non-strict for the others. ``True``: strict for all, or
+            raise. ``False``: the schemas as declared, ``strict: false``.
 
     Returns:
-        ``[{"type": "function", "function": {"name", "description", "parameters"}}, ...]``
-        in registration order.
+        ``[{"type": "function", "function": {"name", "description", "parameters", "strict"}},
+        ...]`` in registration order.
 
     Raises:
-        PedelecError: ``INVALID_INPUT`` when two tool names map to the same OpenAI name or a
-            mapped name is longer than 64 characters.
+        PedelecError: ``INVALID_INPUT`` when two tool names map to the same OpenAI name, a
+            mapped name is longer than 64 characters, ``strict`` is not ``True``/``False``/
+            ``"auto"``, or ``strict=True`` and a schema cannot be strict (naming its pointer).
 
     Example:
         >>> chat_tools(session)[0]["function"]["name"]
         'update_counter'
     """
-    names = _names(session)
     return [
         {
             "type": "function",
             "function": {
-                "name": names.to_provider(tool["name"]),
-                "description": tool["description"],
-                "parameters": tool["argsSchema"],
+                "name": name,
+                "description": description,
+                "parameters": parameters,
+                "strict": is_strict,
             },
         }
-        for tool in session.manifest()["tools"]
+        for name, description, parameters, is_strict, _ in _exported(session, strict)
     ]
 
 
-def responses_tools(session: Session) -> list[ResponsesTool]:
+def responses_tools(session: Session, strict: StrictMode = "auto") -> list[ResponsesTool]:
     """Return the session's tools in the Responses API ``tools`` format.
 
-    ``strict`` is ``False``: OpenAI's strict mode demands ``additionalProperties: false`` and
-    every property required, which Tool Args Schemas do not promise; pedelec validates the
-    arguments itself.
+    ``strict`` works as for :func:`chat_tools`.
 
     Args:
         session: The session whose tools to export.
+        strict: ``"auto"`` (default), ``True`` or ``False``, as for :func:`chat_tools`.
 
     Returns:
-        ``[{"type": "function", "name", "description", "parameters", "strict": False}, ...]``.
+        ``[{"type": "function", "name", "description", "parameters", "strict"}, ...]``.
 
     Raises:
-        PedelecError: ``INVALID_INPUT`` for a name collision or an over-long name, as
-            :func:`chat_tools`.
+        PedelecError: ``INVALID_INPUT`` as :func:`chat_tools`.
 
     Example:
         >>> responses_tools(session)[0]["name"]
         'update_counter'
     """
-    names = _names(session)
     return [
         {
             "type": "function",
-            "name": names.to_provider(tool["name"]),
-            "description": tool["description"],
-            "parameters": tool["argsSchema"],
-            "strict": False,
+            "name": name,
+            "description": description,
+            "parameters": parameters,
+            "strict": is_strict,
         }
-        for tool in session.manifest()["tools"]
+        for name, description, parameters, is_strict, _ in _exported(session, strict)
     ]
 
 
-def _chat_call(call: Any, names: NameMap) -> Call:
+def _chat_call(session: Session, call: Any, names: NameMap) -> Call:
     call_id = text_field(call, "id") or ""
     kind = field(call, "type")
     if kind is not MISSING and kind != "function":
@@ -191,17 +229,21 @@ def _chat_call(call: Any, names: NameMap) -> Call:
         return no_name(call_id, "tool call")
     if not call_id:
         return no_id(name, "tool call")
-    return Call(call_id, names.from_provider(name), normalise_args(field(function, "arguments")))
+    return _call(session, call_id, names.from_provider(name), field(function, "arguments"))
 
 
-def _responses_call(item: Any, names: NameMap) -> Call:
+def _call(session: Session, call_id: str, name: str, arguments: Any) -> Call:
+    return Call(call_id, name, nulls_as_absent(session, name, normalise_args(arguments)))
+
+
+def _responses_call(session: Session, item: Any, names: NameMap) -> Call:
     call_id = text_field(item, "call_id") or ""
     name = text_field(item, "name")
     if name is None:
         return no_name(call_id, "function_call item")
     if not call_id:
         return no_id(name, "function_call item")
-    return Call(call_id, names.from_provider(name), normalise_args(field(item, "arguments")))
+    return _call(session, call_id, names.from_provider(name), field(item, "arguments"))
 
 
 def _chat_messages(results: list[ToolResult]) -> list[ChatToolMessage]:
@@ -219,13 +261,13 @@ def _outputs(results: list[ToolResult]) -> list[FunctionCallOutput]:
 
 def _chat_calls(session: Session, tool_calls: Iterable[Any] | None) -> list[Call]:
     names = _names(session)
-    return [_chat_call(call, names) for call in items_of(tool_calls, "message.tool_calls")]
+    return [_chat_call(session, call, names) for call in items_of(tool_calls, "message.tool_calls")]
 
 
 def _function_calls(session: Session, output_items: Iterable[Any] | None) -> list[Call]:
     names = _names(session)
     return [
-        _responses_call(item, names)
+        _responses_call(session, item, names)
         for item in items_of(output_items, "response.output")
         if field(item, "type") == "function_call"
     ]
@@ -258,7 +300,9 @@ async def dispatch_tool_calls(
         >>> messages += await dispatch_tool_calls(session, reply.tool_calls)
     """
     return _chat_messages(
-        await run_calls(session, _chat_calls(session, tool_calls), turn_id=turn_id)
+        await run_calls(
+            session, _chat_calls(session, tool_calls), turn_id=turn_id, names=_names(session)
+        )
     )
 
 
@@ -274,7 +318,11 @@ def dispatch_tool_calls_sync(
         >>> messages += dispatch_tool_calls_sync(session, reply.tool_calls)
     """
     calls = _chat_calls(session, tool_calls)
-    return _chat_messages(run_calls_sync("dispatch_tool_calls", session, calls, turn_id=turn_id))
+    return _chat_messages(
+        run_calls_sync(
+            "dispatch_tool_calls", session, calls, turn_id=turn_id, names=_names(session)
+        )
+    )
 
 
 async def dispatch_responses_calls(
@@ -304,7 +352,9 @@ async def dispatch_responses_calls(
         >>> outputs = await dispatch_responses_calls(session, response.output)
     """
     return _outputs(
-        await run_calls(session, _function_calls(session, output_items), turn_id=turn_id)
+        await run_calls(
+            session, _function_calls(session, output_items), turn_id=turn_id, names=_names(session)
+        )
     )
 
 
@@ -320,4 +370,8 @@ def dispatch_responses_calls_sync(
         >>> outputs = dispatch_responses_calls_sync(session, response.output)
     """
     calls = _function_calls(session, output_items)
-    return _outputs(run_calls_sync("dispatch_responses_calls", session, calls, turn_id=turn_id))
+    return _outputs(
+        run_calls_sync(
+            "dispatch_responses_calls", session, calls, turn_id=turn_id, names=_names(session)
+        )
+    )

@@ -161,7 +161,7 @@ def check(ns: argparse.Namespace, out: TextIO) -> int:
         print(f"error: {describe_load_error(exc.error)}", file=out)
         print("1 error", file=out)
         return EXIT_FAILED
-    findings = lint_session(session)
+    findings = lint_session(session, getattr(ns, "provider", None))
     for finding in findings:
         print(finding, file=out)
     errors = sum(f.severity == "error" for f in findings)

@@ -9,13 +9,19 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from pedelec.adapters._names import name_map
+from pedelec._json import pointer
+from pedelec.adapters._names import GEMINI_NAMES, name_map
 from pedelec.errors import PedelecError
 
 if TYPE_CHECKING:
     from pedelec.session import Session
 
-__all__ = ["Finding", "describe_load_error", "lint_session"]
+__all__ = ["PROVIDERS", "Finding", "describe_load_error", "lint_session"]
+
+#: The values of ``pedelec check --provider``.
+PROVIDERS: Final = ("openai", "anthropic", "gemini", "mcp")
+#: Gemini's rule for property names in function declarations.
+_GEMINI_PROPERTY: Final = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,63}")
 
 
 class Finding:
@@ -139,22 +145,96 @@ def _lint_intent(spec: dict[str, Any]) -> Finding | None:
     )
 
 
-def lint_session(session: Session) -> list[Finding]:
-    """Every finding for ``session``'s tools, tool by tool, then the name check across them."""
+def lint_session(session: Session, provider: str | None = None) -> list[Finding]:
+    """Every finding for ``session``'s tools, tool by tool, then the name check across them.
+
+    Without ``provider`` the names are checked against the rule OpenAI and Anthropic share; with
+    one of :data:`PROVIDERS`, against that provider's rules: names, strict-mode blockers
+    (``openai``, ``anthropic``, with Anthropic's per-request caps), property names
+    (``gemini``), dotted names that MCP clients forward to providers that reject ``.`` (``mcp``).
+    """
     findings: list[Finding] = []
     for spec in session.manifest()["tools"]:
         findings.extend(_lint_schema(spec["name"], spec["argsSchema"]))
         if not session.has_handler(spec["name"]):
             findings.append(Finding("warning", spec["name"], None, "tool has no handler"))
         findings.extend(filter(None, [_lint_intent(spec)]))
-    try:
+    if provider is None:
         # OpenAI and Anthropic share one name rule; MCP takes every pedelec name.
-        name_map(session.tool_names(), "OpenAI/Anthropic")
+        findings.extend(_names(session, "OpenAI/Anthropic"))
+    else:
+        findings.extend(_PROVIDER_LINTS[provider](session))
+    return findings
+
+
+def _names(session: Session, provider: str, gemini: bool = False) -> list[Finding]:
+    try:
+        if gemini:
+            name_map(session.tool_names(), provider, GEMINI_NAMES)
+        else:
+            name_map(session.tool_names(), provider)
     except PedelecError as exc:
         details = exc.details if isinstance(exc.details, dict) else {}
         tool = details.get("tool") or ", ".join(details.get("tools", ()))
-        findings.append(Finding("warning", tool, None, exc.message))
+        return [Finding("warning", tool, None, exc.message)]
+    return []
+
+
+def _strict(session: Session, provider: str) -> list[Finding]:
+    from pedelec.adapters._strict import ANTHROPIC, OPENAI, problems
+
+    profile = OPENAI if provider == "OpenAI" else ANTHROPIC
+    return [
+        Finding("warning", tool, blocker.pointer, f"not strict for {provider}: {blocker.reason}")
+        for tool, blocker in problems(session, profile).items()
+    ]
+
+
+def _openai(session: Session) -> list[Finding]:
+    return _names(session, "OpenAI") + _strict(session, "OpenAI")
+
+
+def _anthropic(session: Session) -> list[Finding]:
+    return _names(session, "Anthropic") + _strict(session, "Anthropic")
+
+
+def _gemini(session: Session) -> list[Finding]:
+    findings = _names(session, "Gemini", gemini=True)
+    for spec in session.manifest()["tools"]:
+        for path, node in _nodes(spec["argsSchema"]):
+            for key in node.get("properties", {}):
+                if _GEMINI_PROPERTY.fullmatch(key) is None:
+                    findings.append(
+                        Finding(
+                            "warning",
+                            spec["name"],
+                            pointer((*path, "properties", key)),
+                            "Gemini property names must match ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$",
+                        )
+                    )
     return findings
+
+
+def _mcp(session: Session) -> list[Finding]:
+    return [
+        Finding(
+            "warning",
+            name,
+            None,
+            'the name contains "." and is served over MCP unchanged; clients that forward '
+            "tool names to OpenAI or Anthropic (such as the OpenAI Agents SDK) are refused",
+        )
+        for name in session.tool_names()
+        if "." in name
+    ]
+
+
+_PROVIDER_LINTS: Final = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "mcp": _mcp,
+}
 
 
 def describe_load_error(error: PedelecError) -> str:

@@ -9,6 +9,7 @@ from typing import Final
 from pedelec import __version__
 from pedelec.cli import _commands
 from pedelec.cli._commands import FORMATS, MCP_INSTALL
+from pedelec.cli._lint import PROVIDERS
 from pedelec.cli._logs import LOG_LEVELS
 from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_NAME, DEFAULT_PORT
 
@@ -136,6 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
         _commands.check,
     )
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    check.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        default=None,
+        help="lint that provider's rules: names, strict-mode blockers (openai, anthropic), "
+        "property names (gemini), dotted names (mcp)",
+    )
     serve = command(
         "serve",
         "serve the tools over MCP (stdio or streamable HTTP)",
