@@ -19,10 +19,10 @@ from typing import TypeVar
 
 from pedelec.schema.patterns import tree as syntax
 from pedelec.schema.patterns.charsets import Intervals, either_set, overlaps, union
-from pedelec.schema.patterns.parse import TooComplex, quote
+from pedelec.schema.patterns.parse import TooComplex
 from pedelec.schema.patterns.tree import UNBOUNDED, Item
 
-__all__ = ["backtracking_problem", "runs_linearly_in_re"]
+__all__ = ["runs_linearly_in_re"]
 
 _Recipe = tuple[bool, tuple[Item, ...]]  # (negated, items) of one character set
 _H = TypeVar("_H", bound=Hashable)
@@ -117,33 +117,6 @@ def _mirror(root: syntax.Node) -> _Node:
     return built[0]
 
 
-def backtracking_problem(pattern: str, tree: syntax.Seq | syntax.Alt) -> str | None:
-    """Say how ``pattern`` (parsed as ``tree``) can backtrack catastrophically, or None.
-
-    Raises:
-        TooComplex: when the analysis would need more work than a registration check spends.
-    """
-    shown = quote(pattern)
-    root = _mirror(tree)
-    analysis = _Analysis(root)
-    for node in _preorder(root, _is_dead):
-        if _iterates(node) and node.kids[0].null > 1:
-            # each level of such nesting multiplies the ways to match nothing, whatever the input
-            return (
-                f"pattern {shown} can backtrack catastrophically on agent input: the repeat "
-                f"{quote(pattern[node.start : node.end])} at position {node.start} repeats "
-                "something that can match the empty string in more than one way, so it can match "
-                "the same input in many ways; rewrite it so that the repeated part must match at "
-                "least one character"
-            )
-    if not analysis.branches(analysis.edges(root)):
-        return None  # no position can go on two ways: every match is unambiguous
-    for loop in _postorder(root):  # innermost first, so the message names the smallest culprit
-        if loop.cyclic and analysis.exponential(analysis.edges(loop)):
-            return _culprit_message(pattern, shown, analysis, loop)
-    return None
-
-
 def _postorder(root: _Node) -> list[_Node]:
     out: list[_Node] = []
     stack: list[tuple[_Node, bool]] = [(root, False)]
@@ -154,18 +127,6 @@ def _postorder(root: _Node) -> list[_Node]:
             continue
         stack.append((node, True))
         stack.extend((kid, False) for kid in reversed(node.kids))
-    return out
-
-
-def _preorder(root: _Node, skip: Callable[[_Node], bool]) -> list[_Node]:
-    """Nodes in source order, without the subtrees below the nodes ``skip`` accepts."""
-    out: list[_Node] = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not skip(node):
-            stack.extend(reversed(node.kids))
     return out
 
 
@@ -381,36 +342,6 @@ class _Analysis:
                     top, owner = hi, q
         return False
 
-    def ambiguous_once(self, loop: _Node) -> bool:
-        """Whether one iteration of ``loop`` can read the same text along two paths.
-
-        Walks pairs of paths that start on the body's first positions together, remembering
-        whether they have parted, until both stand on last positions.
-        """
-        body = loop.kids[0]
-        succ = _successors(self.edges(loop, frozenset({id(loop)}), inside=True))
-        todo: list[tuple[int, int, bool]] = []
-        starts = list(body.first.items())
-        for i, (p, count) in enumerate(starts):
-            for p2, _ in starts[i:]:
-                if self.overlap(self.labels[p], self.labels[p2]):
-                    todo.append((p, p2, p != p2 or count > 1))
-        seen = set(todo)
-        while todo:
-            p, p2, parted = todo.pop()
-            if p in body.last and p2 in body.last and (parted or body.last[p] > 1):
-                return True
-            for r, count in succ.get(p, ()):
-                for r2, _ in succ.get(p2, ()):
-                    self.spend(1)
-                    if not self.overlap(self.labels[r], self.labels[r2]):
-                        continue
-                    state = (min(r, r2), max(r, r2), parted or p != p2 or r != r2 or count > 1)
-                    if state not in seen:
-                        seen.add(state)
-                        todo.append(state)
-        return False
-
     def exponential(self, edges: dict[tuple[int, int], int]) -> bool:
         """Whether a cycle can read the same text along two different paths.
 
@@ -522,107 +453,6 @@ def _components(nodes: list[_H], succ: Callable[[_H], Iterable[_H]]) -> dict[_H,
                     if member == node:
                         break
     return component
-
-
-def _culprit_message(pattern: str, shown: str, analysis: _Analysis, loop: _Node) -> str:
-    """Name the likeliest cause of the ambiguity found in ``loop`` and a fix for it."""
-
-    def src(node: _Node) -> str:
-        return pattern[node.start : node.end]
-
-    body = _preorder(loop.kids[0], lambda node: node.kind == _LOOK or _is_dead(node))
-    head = (
-        f"pattern {shown} can backtrack catastrophically on agent input: "
-        f"the repeat {quote(src(loop))} at position {loop.start}"
-    )
-    many = "so it can match the same input in many ways"
-    for node in body:
-        if node.kind == _ALT and node.null > 1:
-            return (
-                f"{head} contains {quote(src(node))}, whose alternatives can each match the empty "
-                f"string, {many}; rewrite it so that at most one alternative can match the empty "
-                "string"
-            )
-        if node.kind == _REPEAT and node.kids[0].null:
-            return _empty_body_message(f"{head} contains {quote(src(node))}, which", node, src)
-    has_alternatives = any(node.kind == _ALT for node in body)
-    overlapping = (
-        f"{head} has alternatives that can match the same text, {many}; rewrite the "
-        "alternatives so that they start with different characters"
-    )
-    if has_alternatives and analysis.ambiguous_once(loop):
-        return overlapping
-    if analysis.ambiguous_once(loop):
-        return (
-            f"{head} can match a single repetition in more than one way, and repeating it "
-            "multiplies the ways; rewrite the repeated part so that any text matches it only one "
-            "way"
-        )
-    inner = [node for node in body if node.cyclic]
-    if inner and not analysis.exponential(analysis.edges(loop, frozenset(map(id, inner)))):
-        culprit = next(
-            (
-                m
-                for m in inner
-                if not analysis.exponential(analysis.edges(loop, frozenset({id(m)})))
-            ),
-            inner[0],
-        )
-        example = (
-            f"by ending each repetition with a character that {quote(src(culprit))} cannot match"
-        )
-        if _unwrap(loop.kids[0]) is culprit:
-            merged = _merged_quantifier(loop, culprit)
-            if merged:
-                example = quote(src(culprit.kids[0]) + merged)
-        return (
-            f"{head} contains the repeat {quote(src(culprit))}, so the same text can be split "
-            f"between them in many ways; rewrite it without the nested quantifier, e.g. {example}"
-        )
-    if has_alternatives:
-        return overlapping
-    if loop.kids[0].null:
-        return _empty_body_message(head, loop, src)
-    return (
-        f"{head} has parts that can match the same characters, {many}; rewrite it so that "
-        "consecutive parts match different characters"
-    )
-
-
-def _empty_body_message(head: str, node: _Node, src: Callable[[_Node], str]) -> str:
-    """The message for a repeat or optional part whose body can match the empty string."""
-    does, part = (
-        ("repeats something", "repeated")
-        if _iterates(node)
-        else ("makes optional something", "optional")
-    )
-    fix = f"rewrite it so that the {part} part must match at least one character"
-    kid = _unwrap(node.kids[0])
-    if kid.kind == _REPEAT and not kid.kids[0].null:
-        merged = _merged_quantifier(node, kid)
-        if merged:
-            fix = f"rewrite it as one quantifier, e.g. {quote(src(kid.kids[0]) + merged)}"
-    return (
-        f"{head} {does} that can match the empty string, "
-        f"so it can match the same input in many ways; {fix}"
-    )
-
-
-def _unwrap(node: _Node) -> _Node:
-    """The node a group or a one-item sequence stands for."""
-    while node.kind in (_GROUP, _SEQ) and len(node.kids) == 1:
-        node = node.kids[0]
-    return node
-
-
-def _merged_quantifier(outer: _Node, inner: _Node) -> str:
-    """One of ``?``, ``*``, ``+`` equal to ``(X<inner>)<outer>`` when both are such, else ""."""
-    for node in (outer, inner):
-        if node.lo not in (0, 1) or node.hi not in (1, UNBOUNDED):
-            return ""
-    if UNBOUNDED not in (outer.hi, inner.hi):
-        return "?"
-    return "+" if outer.lo == inner.lo == 1 else "*"
 
 
 # --- linear under Python's re -----------------------------------------------------------------
