@@ -841,6 +841,16 @@ class Session:
                 args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
             except NotJsonError as exc:
                 return _result.args_not_json(name, rid, exc)
+        return self._admit(entry, args, rid, checked)
+
+    def _admit(
+        self, entry: Entry, args: Any, rid: str | int, checked: bool
+    ) -> Admission | ToolResult:
+        """The rest of admission, for args that are not the usual already-copied call: the typed
+        tool's preparation, a per-call ``timeoutMs``, validation, unknown args, the handler."""
+        name = entry.name
+        registry = self._registry
+        validator = entry.validator
         prepare = entry.prepare
         if prepare is not None:
             args = prepare(args)
