@@ -18,7 +18,7 @@ from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeAlias, TypeVar, overload
 
 from pedelec import _result
-from pedelec._args import SCALARS, call_timeout, coerce_json_text, unknown_args
+from pedelec._args import call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
 from pedelec._definitions import (
     ToolDefinition,
@@ -30,6 +30,7 @@ from pedelec._definitions import (
 )
 from pedelec._handlers import HandlerSpec, handler_spec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
+from pedelec._json.wire import SAFE_INT
 from pedelec._result import ToolResult, next_request_number, ok
 from pedelec._session.events import PASSED, Events, SessionStatus, noop, safe_call
 from pedelec._session.outcome import Overdue, settle
@@ -717,8 +718,12 @@ class Session:
             overdue = None
             if monotonic() - start > timeout_ms / 1000 or runner.ended:
                 overdue = Overdue(timeout_ms, ctx, runner.ended)
-            elif raised is None and type(value) in SCALARS:
-                return ok(name, rid, value)  # settle's first case, without the calls
+            elif raised is None and (
+                value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT)
+            ):
+                # settle's first case, without the calls: a result no wire rule or size bound
+                # can touch (text and big ints go through settle, which checks them)
+                return ok(name, rid, value)
             return settle(name, rid, value, raised, runner.events, overdue)
         finally:
             if watched:

@@ -1,0 +1,274 @@
+"""The session's worker threads: its own pool, which replaces threads held by overrunning
+handlers (up to ``Limits.max_abandoned_threads``), or an executor the application gave.
+
+A thread cannot be stopped, so a sync handler that overruns its timeout keeps its thread; the
+pool starts a replacement so other calls keep their capacity, and refuses a call (``Refused``,
+answered as ``TOOL_WORKERS_EXHAUSTED``) only when overrunning handlers hold every thread it may
+have. Nothing here imports ``threading`` at module level.
+"""
+
+from __future__ import annotations
+
+from _thread import allocate_lock
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, final
+
+from pedelec import _result
+
+if TYPE_CHECKING:
+    from pedelec._result import ToolResult
+
+__all__ = ["Borrowed", "Refused", "Workers", "default_workers"]
+
+
+# --- worker threads ------------------------------------------------------------------------------
+
+
+def default_workers() -> int:
+    """The worker threads of a session that sets no size (``ThreadPoolExecutor``'s default)."""
+    import os
+
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+class Refused(Exception):
+    """No worker can take a call: the pool is held by overrunning handlers, or an executor
+    the session was given refused it."""
+
+    def __init__(self, held: int, cause: BaseException | None = None) -> None:
+        super().__init__(held)
+        self.held = held
+        self.cause = cause
+
+    def result(self, name: str, rid: str | int) -> ToolResult:
+        if self.cause is not None:
+            return _result.workers_refused(name, rid, type(self.cause).__name__)
+        return _result.workers_exhausted(name, rid, True, self.held)
+
+
+def _job_type() -> type[Any]:
+    """``Job``, defined on first use: ``concurrent.futures`` is not imported before."""
+    global _Job
+    if _Job is None:
+        from concurrent.futures import Future
+
+        class Job(Future[Any]):
+            """A call handed to a worker thread: its future, and how the pool counts it."""
+
+            def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+                super().__init__()
+                self.fn = fn
+                self.args = args
+                self.overdue = False  # its caller stopped waiting while it ran
+                self.finished = False
+
+        _Job = Job
+        return Job
+    return _Job  # type: ignore[no-any-return]
+
+
+_Job: Any = None
+
+
+@final
+class Workers:
+    """The session's own worker threads, sized ``size``, whose capacity overruns cannot take.
+
+    A thread still running a handler whose call is over (timed out, ended, cancelled) is
+    *abandoned*: up to ``spare`` of them do not count against ``size``, so a replacement thread
+    serves the other calls. Past ``spare`` they count again; a call that then finds every
+    counted thread held by such handlers is refused at once (``Refused``), and one that waited
+    in the queue reports the same at its deadline, instead of a ``TOOL_TIMEOUT`` for a handler
+    that never ran. Threads are daemons, so a handler stuck for good cannot hold up the exit
+    of the process. The pool goes with ``close()`` or when the session is collected.
+    """
+
+    __slots__ = ("__weakref__", "_pool")
+
+    def __init__(self, prefix: str, size: int, spare: int) -> None:
+        import weakref
+
+        self._pool = _Pool(prefix, size, spare)
+        weakref.finalize(self, self._pool.close)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._pool.submit(fn, args)
+
+    def abandon(self, job: Any) -> bool:
+        """The caller stopped waiting for ``job``: True when its handler had started."""
+        if job.cancel():
+            return False
+        self._pool.abandon(job)
+        return True
+
+    def starved(self) -> int:
+        return self._pool.starved()
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+@final
+class Borrowed:
+    """An executor the application gave the session: used, never shut down, not counted."""
+
+    __slots__ = ("_executor",)
+
+    def __init__(self, executor: Any) -> None:
+        self._executor = executor
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return self._executor.submit(fn, *args)
+        except Exception as exc:  # shut down, or a custom executor's own refusal
+            raise Refused(0, exc) from None
+
+    def abandon(self, job: Any) -> bool:
+        return not job.cancel()
+
+    def starved(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        return None
+
+
+@final
+class _Pool:
+    """The state the threads of ``Workers`` share (they hold this, not ``Workers``)."""
+
+    __slots__ = (
+        "busy",
+        "closed",
+        "idle",
+        "lock",
+        "named",
+        "overdue",
+        "prefix",
+        "queue",
+        "queued",
+        "size",
+        "spare",
+    )
+
+    def __init__(self, prefix: str, size: int, spare: int) -> None:
+        from queue import SimpleQueue
+
+        self.lock = allocate_lock()
+        self.queue: SimpleQueue[Any] = SimpleQueue()
+        self.prefix = prefix
+        self.size = size
+        self.spare = spare
+        self.idle = 0  # threads waiting for a job (or about to)
+        self.busy = 0  # threads running a job whose caller still waits
+        self.overdue = 0  # threads running a job whose caller stopped waiting
+        self.queued = 0  # jobs in the queue, not yet taken
+        self.named = 0
+        self.closed = False
+
+    def held(self) -> int:
+        """Threads that count against ``size``: abandoned ones only past ``spare``."""
+        return self.idle + self.busy + max(0, self.overdue - self.spare)
+
+    def starved(self) -> int:
+        """The threads held by overrunning handlers when they leave no capacity, else 0."""
+        with self.lock:
+            if self.busy == 0 and self.idle == 0 and self.held() >= self.size:
+                return self.overdue
+            return 0
+
+    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        job = _job_type()(fn, args)
+        with self.lock:
+            if self.closed:
+                raise Refused(0, RuntimeError("the session's workers were shut down"))
+            spawn = False
+            if self.queued >= self.idle:  # no idle thread is left for this job
+                if self.held() < self.size:
+                    spawn = True
+                    self.idle += 1
+                elif self.busy == 0 and self.idle == 0:
+                    raise Refused(self.overdue)
+            self.queued += 1
+        if spawn and not self._start():
+            with self.lock:
+                self.queued -= 1
+            raise Refused(self.overdue, RuntimeError("no new thread could be started"))
+        self.queue.put(job)
+        return job
+
+    def abandon(self, job: Any) -> None:
+        with self.lock:
+            if job.finished or job.overdue:
+                return
+            job.overdue = True
+            self.busy -= 1
+            self.overdue += 1
+            spawn = self.queued > self.idle and self.held() < self.size and not self.closed
+            if spawn:
+                self.idle += 1
+        if spawn:
+            self._start()
+
+    def _start(self) -> bool:
+        """Start one thread, already counted as idle; False (uncounted again) if it fails."""
+        import threading
+
+        with self.lock:
+            self.named += 1
+            name = f"{self.prefix}_{self.named}"
+        try:
+            threading.Thread(target=self.work, name=name, daemon=True).start()
+        except RuntimeError:  # the interpreter cannot start another thread
+            with self.lock:
+                self.idle -= 1
+            return False
+        return True
+
+    def work(self) -> None:
+        queue = self.queue
+        lock = self.lock
+        while True:
+            outcome: Any = None
+            error: BaseException | None = None
+            job = queue.get()
+            with lock:
+                self.idle -= 1
+                if job is None:
+                    return
+                self.queued -= 1
+                running = job.set_running_or_notify_cancel()
+                if running:
+                    self.busy += 1
+            if running:
+                try:
+                    outcome = job.fn(*job.args)
+                except BaseException as exc:  # KeyboardInterrupt/SystemExit: the caller's
+                    error = exc
+            with lock:
+                if running:
+                    job.finished = True
+                    if job.overdue:
+                        self.overdue -= 1
+                    else:
+                        self.busy -= 1
+                stay = not self.closed and self.held() < self.size
+                if stay:
+                    self.idle += 1
+            if running:
+                if error is None:
+                    job.set_result(outcome)
+                else:
+                    job.set_exception(error)
+            del job, outcome, error  # hold nothing of a call while waiting for the next
+            if not stay:
+                return
+
+    def close(self) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            waiting = self.idle
+        for _ in range(waiting):
+            self.queue.put(None)
