@@ -232,3 +232,27 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
             heartbeat=heartbeat,
         )
     return EXIT_OK
+
+
+# --- convert ------------------------------------------------------------------------------------
+
+
+def convert(ns: argparse.Namespace, out: TextIO) -> int:
+    """``pedelec convert``: a foreign JSON Schema as the closest Tool Args Schema, with changes."""
+    from pedelec.schema import convert_text
+
+    path: str = ns.file
+    try:
+        if path == "-":
+            text: str | bytes = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise Fail(f"cannot read {path}: {exc.strerror or exc}", EXIT_USAGE) from None
+    try:
+        schema, changes = convert_text(text)
+    except PedelecError as exc:
+        raise Fail(exc.message, EXIT_FAILED) from None
+    print(_dumps({"schema": schema, "changes": [c.to_dict() for c in changes]}), file=out)
+    return EXIT_OK

@@ -45,7 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def command(
-        name: str, summary: str, about: str, examples: Sequence[str], run: Callable[..., int]
+        name: str,
+        summary: str,
+        about: str,
+        examples: Sequence[str],
+        run: Callable[..., int],
+        first: tuple[str, str, str] = ("target", "TARGET", _TARGET_HELP),
     ) -> argparse.ArgumentParser:
         sub = commands.add_parser(
             name,
@@ -53,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
             description=_about(about, examples),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        sub.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+        sub.add_argument(first[0], metavar=first[1], help=first[2])
         sub.add_argument(
             "--log-level",
             choices=LOG_LEVELS,
@@ -186,5 +191,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="while a call whose client asked for progress runs, send a progress "
         "notification whenever its handler reported none for SECONDS, so the client's "
         "idle timeout does not end it (default: no heartbeat)",
+    )
+    command(
+        "convert",
+        "turn a JSON Schema into the closest Tool Args Schema, listing every change",
+        "Read a JSON Schema (2020-12 or draft-07, as pydantic's model_json_schema() writes it, an "
+        "OpenAPI requestBody schema, or a TypeScript SDK manifest's argsSchema) from FILE ('-' "
+        'reads stdin) and print {"schema": the closest Tool Args Schema, "changes": every '
+        "change, each with its JSON pointer into FILE, what was there, what it became and why}. "
+        "A schema with nothing close in the subset (a recursive $ref, a non-object root) is one "
+        "error listing every problem with its pointer, exit 1.",
+        [
+            "pedelec convert model-schema.json",
+            "python -c 'print(Model.model_json_schema())' | pedelec convert -",
+        ],
+        _commands.convert,
+        first=("file", "FILE", "the JSON Schema file, or - for stdin"),
     )
     return parser
