@@ -1,4 +1,8 @@
-"""The session: its public registration API, properties, events, ``end()``, and dispatch.
+"""The session: its constructor, properties and dispatch.
+
+The declaration methods (``on_tool``, ``tool``, manifests) are inherited from
+``pedelec._session.declaring``, the status, events and ``end()`` from
+``pedelec._session.observing``; this module keeps what every call goes through.
 
 A call is admitted by ``_prepare`` (ended? known tool? args parsed or copied, ``timeoutMs``
 read, args validated, handler chosen), then run: a sync handler under ``dispatch_sync``
@@ -13,44 +17,34 @@ from __future__ import annotations
 
 import sys
 from _thread import allocate_lock
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Final, Literal, Never, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from pedelec import _result
 from pedelec._args import call_timeout, coerce_json_text, unknown_args
 from pedelec._context import ToolCallContext, cancel
-from pedelec._definitions import (
-    ToolDefinition,
-    build_definition,
-    check_name,
-    definition_from_function,
-    doc_description,
-    legacy_input_error,
-)
-from pedelec._handlers import HandlerSpec, handler_spec
+from pedelec._definitions import ToolDefinition
+from pedelec._handlers import HandlerSpec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._json.wire import SAFE_INT
 from pedelec._result import ToolResult, next_request_number, ok
-from pedelec._session.events import PASSED, Events, SessionStatus, noop, safe_call
+from pedelec._session.declaring import Declaring
+from pedelec._session.events import PASSED, Events, SessionStatus
+from pedelec._session.observing import Observing
 from pedelec._session.outcome import Overdue, settle
-from pedelec._session.registry import Entry, Registry, duplicate
+from pedelec._session.registry import Entry, Registry
 from pedelec._session.runners import Runner, private_loop
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
-from pedelec.manifest import build_manifest, definition_from_entry, parse_manifest
+from pedelec.manifest import definition_from_entry
 
 if TYPE_CHECKING:
-    import os
     from concurrent.futures import Executor
 
     from pedelec.schema import ArgError
-    from pedelec.schema.types import ToolArgsSchema
-    from pedelec.tools import ToolAnnotations
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: A call admitted to run: its entry, its own copy of the validated args, the handler and the
 #: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
@@ -59,7 +53,7 @@ Admission: TypeAlias = tuple[Entry, dict[str, Any], HandlerSpec, int]
 _modules: Final = sys.modules
 
 
-class Session:
+class Session(Declaring, Observing):
     """A set of tools an agent can call, and the dispatcher that runs its calls.
 
     Args:
@@ -210,406 +204,11 @@ class Session:
     def lenient_json_args(self, value: bool) -> None:
         self._lenient = bool(value)
 
-    @property
-    def status(self) -> SessionStatus:
-        """``"idle"``, ``"waiting_tool_result"`` (a handler is running) or ``"ended"``.
-
-        A call counts as running until its caller has its result: a threaded handler that
-        overran its timeout and still runs in its worker thread no longer counts.
-        """
-        runner = self._runner
-        if runner.ended:
-            return "ended"
-        return "waiting_tool_result" if runner.running else "idle"
-
     def __repr__(self) -> str:
         return (
             f"<pedelec Session {self._session_id!r} status={self.status!r} "
             f"tools={self._registry.names()!r}>"
         )
-
-    # --- registration ---------------------------------------------------------------------
-
-    @overload
-    def on_tool(
-        self,
-        name: str,
-        *,
-        schema: ToolArgsSchema,
-        description: str | None = None,
-        timeout_ms: int | None = None,
-        title: str | None = None,
-        annotations: ToolAnnotations | None = None,
-        **legacy: Never,
-    ) -> Callable[[_F], _F]: ...
-    @overload
-    def on_tool(self, name: str, **legacy: Never) -> Callable[[_F], _F]: ...
-    def on_tool(
-        self,
-        name: str,
-        *,
-        schema: ToolArgsSchema | None = None,
-        description: str | None = None,
-        timeout_ms: int | None = None,
-        title: str | None = None,
-        annotations: ToolAnnotations | None = None,
-        **legacy: Any,
-    ) -> Callable[[_F], _F]:
-        """Declare a tool and its handler, or attach a handler to a declared tool.
-
-        With ``schema=``, declares the tool (description defaults to the function's docstring)
-        with the decorated function as its handler. Without it, the tool must already be
-        declared (by ``tools=``, a manifest, or an earlier ``on_tool``) and the function becomes
-        its *named* handler, which overrides the inline one. The handler takes ``(args)`` or
-        ``(args, ctx)`` and may be sync or async; the decorator returns it unchanged.
-
-        Args:
-            name: The tool's name.
-            schema: The Tool Args Schema, to declare the tool.
-            description: What the tool does (only with ``schema=``).
-            timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
-            title: A name for people, MCP's ``title`` (only with ``schema=``).
-            annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
-
-        Returns:
-            A decorator that registers the function and returns it unchanged.
-
-        Raises:
-            PedelecError: ``INVALID_INPUT`` for a bad name, schema, description, timeout or
-                handler, a duplicate declaration, or a handler for an undeclared tool.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session.from_manifest({"guidance": "", "tools": [{
-            ...     "name": "ping", "description": "Answer pong.",
-            ...     "argsSchema": {"type": "object", "properties": {}}}]})
-            >>> @session.on_tool("ping")
-            ... def ping(args, ctx):
-            ...     return "pong"
-            >>> session.dispatch_sync("ping", {}).value
-            'pong'
-        """
-        name = check_name(name)
-        if "input" in legacy:
-            raise legacy_input_error(name)
-        if legacy:
-            raise TypeError(f"on_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
-        if schema is None:
-            if any(x is not None for x in (description, timeout_ms, title, annotations)):
-                raise PedelecError(
-                    INVALID_INPUT,
-                    f'Tool "{name}": description, timeout_ms, title and annotations only apply '
-                    "when declaring the tool with schema=.",
-                    {"tool": name, "field": "schema"},
-                )
-            self._registry.require(name)
-
-            def attach(fn: _F) -> _F:
-                self._registry.attach(name, handler_spec(fn, tool=name))
-                return fn
-
-            return attach
-        if name in self._registry:
-            raise duplicate(name)
-
-        def declare(fn: _F) -> _F:
-            text = description if description is not None else doc_description(fn)
-            self._registry.add(
-                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
-            )
-            return fn
-
-        return declare
-
-    @overload
-    def tool(self, fn: _F, /) -> _F: ...
-    @overload
-    def tool(
-        self,
-        name: str | None = None,
-        /,
-        *,
-        description: str | None = None,
-        timeout_ms: int | None = None,
-        title: str | None = None,
-        annotations: ToolAnnotations | None = None,
-    ) -> Callable[[_F], _F]: ...
-    @overload
-    def tool(
-        self,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_ms: int | None = None,
-        title: str | None = None,
-        annotations: ToolAnnotations | None = None,
-    ) -> Callable[[_F], _F]: ...
-    def tool(
-        self,
-        target: Any = None,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        timeout_ms: int | None = None,
-        title: str | None = None,
-        annotations: ToolAnnotations | None = None,
-    ) -> Any:
-        """Declare a typed tool: the schema is inferred from the function's signature.
-
-        The function is called with keyword arguments (``fn(**args)``); a parameter annotated
-        ``ToolCallContext`` receives the context. Works bare (``@session.tool``) or with
-        options. The decorator returns the function unchanged.
-
-        Args:
-            name: The tool's name (default: the function's name).
-            description: What the tool does (default: the docstring's first paragraph).
-            timeout_ms: The tool's timeout in milliseconds (default: 60 000).
-            title: A name for people, MCP's ``title``; optional.
-            annotations: MCP hints, ``ToolAnnotations``; optional.
-
-        Returns:
-            The function, or a decorator that returns it.
-
-        Raises:
-            PedelecError: ``INVALID_INPUT`` naming the parameter that cannot be inferred.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session()
-            >>> @session.tool
-            ... def greet(name: str) -> str:
-            ...     \"\"\"Greet someone by name.\"\"\"
-            ...     return f"Hello, {name}!"
-            >>> session.dispatch_sync("greet", {"name": "Ada"}).value
-            'Hello, Ada!'
-        """
-        if callable(target):
-            self._registry.add(
-                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
-            )
-            return target
-        if target is not None:
-            name = target
-
-        def declare(fn: _F) -> _F:
-            self._registry.add(
-                definition_from_function(
-                    fn, name, description, None, timeout_ms, title, annotations
-                )
-            )
-            return fn
-
-        return declare
-
-    def on_any_tool(self, fn: _F) -> _F:
-        """Register the fallback handler ``fn(tool, args, ctx)`` for tools without a handler.
-
-        It replaces any earlier fallback. Priority per call: the tool's named handler, then its
-        inline handler, then this one.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session.from_manifest({"tools": [{"name": "echo",
-            ...     "description": "Echo.", "argsSchema": {"type": "object"}}]})
-            >>> @session.on_any_tool
-            ... def anything(tool, args, ctx):
-            ...     return {"tool": tool, "args": args}
-            >>> session.dispatch_sync("echo", {"x": 1}).value
-            {'tool': 'echo', 'args': {'x': 1}}
-        """
-        self._registry.set_fallback(handler_spec(fn, fallback=True))
-        return fn
-
-    def off_tool(self, name: str, handler: Callable[..., Any]) -> bool:
-        """Remove ``handler`` from tool ``name`` if it is still that tool's current handler.
-
-        The named handler is checked first, then the inline one; the tool stays declared.
-
-        Returns:
-            True when a handler was removed.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session()
-            >>> @session.on_tool("t", description="T.", schema={"type": "object"})
-            ... def t(args):
-            ...     return 1
-            >>> session.off_tool("t", t), session.off_tool("t", t)
-            (True, False)
-        """
-        return self._registry.detach(name, handler)
-
-    def off_any_tool(self, handler: Callable[..., Any]) -> bool:
-        """Remove the fallback handler if ``handler`` is still the current one.
-
-        Returns:
-            True when it was removed.
-        """
-        return self._registry.remove_fallback(handler)
-
-    # --- manifests ------------------------------------------------------------------------
-
-    def tool_names(self) -> list[str]:
-        """The names of the declared tools, in declaration order."""
-        return self._registry.names()
-
-    def has_handler(self, name: str) -> bool:
-        """Whether a call of tool ``name`` would find a handler (named, inline or fallback).
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session.from_manifest({"tools": [{"name": "t",
-            ...     "description": "T.", "argsSchema": {"type": "object"}}]})
-            >>> session.has_handler("t"), session.has_handler("nope")
-            (False, False)
-        """
-        return self._registry.handler(name) is not None
-
-    def tool_spec(self, name: str) -> dict[str, Any]:
-        """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?, "title"?,
-        "annotations"?}`` (a fresh copy; the optional keys only when set).
-
-        Raises:
-            PedelecError: ``TOOL_NOT_FOUND`` when no such tool is declared.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session.from_manifest({"tools": [{"name": "t",
-            ...     "description": "T.", "argsSchema": {"type": "object"}, "timeoutMs": 500}]})
-            >>> session.tool_spec("t")
-            {'name': 't', 'description': 'T.', 'argsSchema': {'type': 'object'}, 'timeoutMs': 500}
-        """
-        registry = self._registry
-        entry = registry.get(name) if isinstance(name, str) else None
-        if entry is None:
-            error = _result.tool_not_found(name, "", registry.names()).error
-            assert error is not None
-            raise error
-        return entry.definition.spec()
-
-    def manifest(self) -> dict[str, Any]:
-        """The session as the TypeScript SDK's ``SerializableSkillsManifest`` (fresh copies).
-
-        Returns:
-            ``{"guidance": str, "tools": [{"name", "description", "argsSchema",
-            "timeoutMs"?}]}``; ``timeoutMs`` only for tools that set one. No handlers.
-
-        Example:
-            >>> from pedelec import Session
-            >>> Session(guidance="Be brief.").manifest()
-            {'guidance': 'Be brief.', 'tools': []}
-        """
-        return build_manifest(self._guidance, self._registry.definitions())
-
-    @classmethod
-    def from_manifest(
-        cls,
-        manifest: Mapping[str, Any] | list[Any] | str | os.PathLike[str],
-        *,
-        session_id: str | None = None,
-        reject_unknown_args: bool = False,
-        lenient_json_args: bool = False,
-        limits: Limits | None = None,
-        sync_dispatch: Literal["inline", "worker"] = "inline",
-        executor: Executor | None = None,
-        max_workers: int | None = None,
-    ) -> Session:
-        """Build a session from a manifest dict, or the path of a manifest JSON file.
-
-        The manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema",
-        "timeoutMs"?}]}`` (the TypeScript SDK's ``tools.json`` shape; a bare list of tools is
-        accepted too). Every schema is checked: a keyword outside the subset is an error naming
-        the tool and the pointer, never silently dropped. Attach handlers afterwards with
-        ``@session.on_tool(name)``.
-
-        Raises:
-            PedelecError: ``INVALID_INPUT`` for an unreadable file, bad JSON, or a tool that
-                breaks a rule.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session.from_manifest({"guidance": "Hi.", "tools": [{
-            ...     "name": "t", "description": "T.", "argsSchema": {"type": "object"}}]})
-            >>> session.tool_names(), session.guidance
-            (['t'], 'Hi.')
-        """
-        tools, guidance = parse_manifest(manifest)
-        return cls(
-            tools,
-            guidance,
-            session_id,
-            reject_unknown_args=reject_unknown_args,
-            lenient_json_args=lenient_json_args,
-            limits=limits,
-            sync_dispatch=sync_dispatch,
-            executor=executor,
-            max_workers=max_workers,
-        )
-
-    # --- events ---------------------------------------------------------------------------
-
-    def on_status(self, callback: Callable[[SessionStatus], object]) -> Callable[[], None]:
-        """Call ``callback(status)`` on every status change; returns an unsubscribe function.
-
-        Callbacks run in the thread that caused the change; with calls in several threads,
-        two changes may be delivered out of order, so read ``session.status`` for the latest.
-        A callback that raises is logged to the ``pedelec`` logger and otherwise ignored.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session()
-            >>> seen = []
-            >>> unsubscribe = session.on_status(seen.append)
-            >>> session.end()
-            >>> seen
-            ['ended']
-        """
-        return self._events.subscribe("status", callback)
-
-    def on_error(self, callback: Callable[[ToolResult], object]) -> Callable[[], None]:
-        """Call ``callback(result)`` when a call fails in a way the developer should see.
-
-        That is ``TOOL_HANDLER_ERROR``, ``TOOL_TIMEOUT``, ``SUBMIT_TOOL_RESULT_FAILED`` and
-        ``TOOL_HANDLER_NOT_FOUND``; not the agent's own mistakes (``TOOL_NOT_FOUND``,
-        ``TOOL_ARGS_INVALID``), domain errors a handler raised or returned, or
-        ``SESSION_ENDED``. Returns an unsubscribe function; a callback that raises is logged.
-        """
-        return self._events.subscribe("errors", callback)
-
-    def on_ended(self, callback: Callable[[], object]) -> Callable[[], None]:
-        """Call ``callback()`` once when the session ends (at once if it already has).
-
-        Returns an unsubscribe function; a callback that raises is logged.
-        """
-        events = self._events
-        with events.lock:
-            ended = self._runner.ended
-        if ended:
-            safe_call(callback)
-            return noop
-        return events.subscribe("ended", callback)
-
-    # --- lifecycle ------------------------------------------------------------------------
-
-    def end(self) -> None:
-        """End the session: new calls get ``SESSION_ENDED``, running calls are cancelled.
-
-        Awaited calls (async handlers, and sync handlers under ``dispatch``) return
-        ``SESSION_ENDED`` at once; the context's ``cancel_event`` of every running call is set.
-        A sync handler already running in a thread cannot be stopped: it finishes, and its
-        result is discarded. ``on_ended`` callbacks fire once; calling ``end()`` again does
-        nothing.
-
-        Example:
-            >>> from pedelec import Session
-            >>> session = Session()
-            >>> session.end(); session.end()
-            >>> session.status
-            'ended'
-        """
-        self._runner.end()
 
     # --- dispatch -------------------------------------------------------------------------
 
