@@ -18,7 +18,9 @@ arguments that are not valid, a timeout: ``pedelec-core/src/lib.rs`` ``normalize
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from typing import TYPE_CHECKING, Any, Final
 
 from pedelec.cli._logs import summary
@@ -41,6 +43,7 @@ __all__ = [
     "dumps_value",
     "failure",
     "result_envelope",
+    "stdout_gone",
     "success",
 ]
 
@@ -176,3 +179,13 @@ def result_envelope(result: ToolResult) -> str:
             {"tool": result.tool},
         )
     )
+
+
+def stdout_gone() -> int:
+    """The reader left early (``pedelec manifest ... | head``): stop quietly, and point stdout
+    at /dev/null so the interpreter's final flush does not complain either."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1  # EXIT_FAILED: the command's output did not all arrive

@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Sequence
 from typing import Final
 
 from pedelec.cli._commands import EXIT_FAILED, EXIT_USAGE, Fail
+from pedelec.cli._envelope import stdout_gone
 from pedelec.cli._logs import quiet_logging, summary
 from pedelec.cli._parser import build_parser
 
-__all__ = ["EXIT_INTERRUPTED", "main", "stdout_gone"]
+__all__ = ["EXIT_INTERRUPTED", "main"]
 
 #: The shell's status for a process stopped by Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED: Final = 130
-
-
-def stdout_gone() -> int:
-    """The reader left early (``pedelec manifest ... | head``): stop quietly, and point stdout
-    at /dev/null so the interpreter's final flush does not complain either."""
-    import os
-
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return EXIT_FAILED
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -203,7 +203,7 @@ def tool_cli_main(
     try:
         print(line, flush=True)
     except BrokenPipeError:
-        from pedelec.cli._main import stdout_gone
+        from pedelec.cli._envelope import stdout_gone
 
         stdout_gone()
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 if TYPE_CHECKING:
     from pedelec.schema.validator import Validator
@@ -258,3 +258,15 @@ def result_converter(tool: str, annotation: Any) -> Convert | None:
     except Exception:  # a dataclass or TypedDict whose own hints do not resolve: convert anyway
         return to_json_result
     return to_json_result if needs else None
+
+
+class Shape(NamedTuple):
+    """One annotation, translated: its node, how to convert a validated value, how it reads."""
+
+    node: dict[str, Any]
+    convert: Convert | None
+    #: The type's own documentation (a TypedDict's or Enum's docstring summary): the node's
+    #: description when nothing more specific gives one.
+    doc: str | None
+    #: The annotation as written in messages, e.g. ``list[int]``.
+    label: str

@@ -21,12 +21,29 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import typing_extensions as te
 
 from pedelec.errors import TOOL_ARGS_INVALID, PedelecError
+from pedelec.typed.convert import Shape
 from pedelec.typed.docstrings import parse_docstring
 from pedelec.typed.hints import annotation_label, strip_none
 
+
+class Builder(te.Protocol):
+    """What a class's fields need of the annotation builder (``shapes.Builder``); a protocol so
+    this room does not import the one that routes annotations to it."""
+
+    tool: str
+    path: list[str]
+    typeddicts: list[type]
+
+    def fail(self, clause: str) -> _Error: ...
+
+    def child(self, annotation: Any, doc: str | None = None) -> Shape: ...
+
+    def json(self, value: Any, what: str) -> Any: ...
+
+
 if TYPE_CHECKING:
+    from pedelec.errors import PedelecError as _Error
     from pedelec.typed.convert import Convert
-    from pedelec.typed.shapes import Builder, Shape
 
 __all__ = ["class_shape", "is_model_class"]
 
@@ -76,8 +93,6 @@ def class_shape(builder: Builder, cls: type) -> Shape:
 
 
 def _shape(node: dict[str, Any], convert: Convert, doc: str | None, label: str) -> Shape:
-    from pedelec.typed.shapes import Shape
-
     return Shape(node, convert, doc, label)
 
 

@@ -7,7 +7,7 @@ import enum
 import math
 import types
 from collections.abc import Mapping, MutableSequence, Sequence
-from typing import Any, Final, Literal, NamedTuple, Union, get_args, get_origin
+from typing import Any, Final, Literal, Union, get_args, get_origin
 
 import typing_extensions as te
 
@@ -18,6 +18,7 @@ from pedelec.limits import MAX_TYPED_VALUE_DEPTH
 from pedelec.schema import overlap
 from pedelec.typed.convert import (
     Convert,
+    Shape,
     dict_converter,
     list_converter,
     literal_converter,
@@ -51,18 +52,6 @@ _CONTAINER_HINTS: Final[Mapping[Any, str]] = {
     set: "use list[T] with UniqueItems()",
     frozenset: "use list[T] with UniqueItems()",
 }
-
-
-class Shape(NamedTuple):
-    """One annotation, translated: its node, how to convert a validated value, how it reads."""
-
-    node: dict[str, Any]
-    convert: Convert | None
-    #: The type's own documentation (a TypedDict's or Enum's docstring summary): the node's
-    #: description when nothing more specific gives one.
-    doc: str | None
-    #: The annotation as written in messages, e.g. ``list[int]``.
-    label: str
 
 
 class Builder:
