@@ -183,7 +183,9 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
 
 def unknown_message(key: str, declared: list[str], short_repr: Callable[..., str]) -> str:
     """What to tell the agent about one undeclared property: the closest declared name."""
-    shown = short_repr(key, 60)
+    from pedelec._json.render import SHOWN_OPTION_CHARS
+
+    shown = short_repr(key, SHOWN_OPTION_CHARS)
     if not declared:
         return f"unknown property {shown}; this object takes no properties"
     from pedelec._result import closest_name

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Overdue", "cancelled_type", "discard", "settle"]
 
+#: A dict result with fewer keys than this is checked and copied flat, without a walk: large
+#: enough for the usual result objects, small enough that the flat pass stays cheaper.
+_FLAT_RESULT_KEYS: Final = 64
+
 _LOW: Final = -SAFE_INT
 
 
@@ -80,7 +84,7 @@ def settle(
             return ToolResult(name, rid, value)
     elif value is None or t is bool or (t is float and value - value == 0.0):
         return ToolResult(name, rid, value)
-    elif t is dict and len(value) < 64:
+    elif t is dict and len(value) < _FLAT_RESULT_KEYS:
         copy = flat_copy(value)
         if (
             copy is not None
