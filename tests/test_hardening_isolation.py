@@ -411,7 +411,9 @@ def test_a_late_failure_is_logged_with_its_traceback(caplog: pytest.LogCaptureFi
         release.set()
         assert finished.wait(5)
         session.end()  # shuts the worker pool down once the late handler is done
-        for _ in range(100):
+        # The record is written by the worker after `finished` is set; give a loaded machine
+        # up to 10 s for it (the loop ends as soon as it is there).
+        for _ in range(1000):
             if any("after its call was over" in r.getMessage() for r in caplog.records):
                 break
             threading.Event().wait(0.01)
