@@ -414,7 +414,8 @@ def test_a_late_failure_is_logged_with_its_traceback(caplog: pytest.LogCaptureFi
         # The record is written by the worker after `finished` is set; give a loaded machine
         # up to 10 s for it (the loop ends as soon as it is there).
         for _ in range(1000):
-            if any("after its call was over" in r.getMessage() for r in caplog.records):
+            # The record is listed a moment before its text is written: wait for both.
+            if "failed late with 24 characters" in caplog.text:
                 break
             threading.Event().wait(0.01)
     [record] = [r for r in caplog.records if "after its call was over" in r.getMessage()]
