@@ -39,8 +39,8 @@ DEFAULT_MAX_ARGS_BYTES: Final = 1_000_000
 DEFAULT_MAX_ARGS_VALUES: Final = 100_000
 #: Deepest nesting of arrays and objects in an agent's args.
 DEFAULT_MAX_DEPTH: Final = 64
-#: Longest string, in code points, a schema ``pattern`` is run on; polynomial patterns such as
-#: ``\d+\d+$`` stay within about a second at this length.
+#: Longest string, in code points, a schema ``pattern`` is run on; every accepted pattern runs in
+#: time linear in the string, and at this length the slowest answer in well under a second.
 DEFAULT_MAX_PATTERN_LENGTH: Final = 1024
 #: Most validation errors reported for one call.
 DEFAULT_MAX_ERRORS: Final = 50
@@ -89,8 +89,8 @@ class Limits:
             a Python dict, the dict-input counterpart of ``max_args_bytes`` (default 100 000).
         max_depth: Deepest nesting of arrays and objects in args (default 64).
         max_pattern_length: Longest string, in code points, that a schema ``pattern`` is run on;
-            a longer string fails ``pattern`` without being searched (default 1024; polynomial
-            patterns such as ``\\d+\\d+$`` stay within about a second at that length).
+            a longer string fails ``pattern`` without being searched (default 1024; every
+            accepted pattern runs in time linear in the string).
         max_errors: Most validation errors reported for one call (default 50).
         max_call_timeout_ms: Largest per-call ``timeoutMs`` an agent may ask for (default
             600 000, ten minutes), so an agent cannot lift a tool's timeout for good; at most
