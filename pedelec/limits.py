@@ -40,7 +40,7 @@ DEFAULT_MAX_ARGS_VALUES: Final = 100_000
 #: Deepest nesting of arrays and objects in an agent's args.
 DEFAULT_MAX_DEPTH: Final = 64
 #: Longest string, in code points, a schema ``pattern`` is run on; every accepted pattern runs in
-#: time linear in the string, and at this length the slowest answer in well under a second.
+#: time linear in the string (the measured worst cases are in docs/performance.md).
 DEFAULT_MAX_PATTERN_LENGTH: Final = 1024
 #: Most validation errors reported for one call.
 DEFAULT_MAX_ERRORS: Final = 50
