@@ -33,6 +33,7 @@ class Stuck:
         self.release = threading.Event()
         self.started = 0
         self.told = 0
+        self.returned = 0
         self.lock = threading.Lock()
 
     def handler(self, args: dict[str, Any], ctx: ToolCallContext) -> Any:
@@ -41,7 +42,16 @@ class Stuck:
         self.release.wait(30)  # ignores its cancel_event, as a blocking library call would
         with self.lock:
             self.told += ctx.cancel_event.is_set()
+            self.returned += 1
         return "late"
+
+    def wait_returned(self, count: int) -> None:
+        """Wait (bounded) until ``count`` released handlers have returned."""
+        for _ in range(1000):
+            with self.lock:
+                if self.returned >= count:
+                    return
+            threading.Event().wait(0.01)
 
 
 def stuck_session(stuck: Stuck, **options: Any) -> Session:
@@ -130,6 +140,8 @@ def test_past_the_abandoned_bound_a_call_gets_workers_exhausted(stuck: Stuck) ->
         threading.Event().wait(0.01)
     assert result.error is None
     assert session.status == "idle"
+    # One free thread answers "fast" before the other released handlers return; wait for them all.
+    stuck.wait_returned(5)
     assert stuck.told == 5  # every overrunning handler found its cancel_event set
     session.end()
     worker.end()
