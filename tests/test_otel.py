@@ -527,97 +527,71 @@ def test_importing_pedelec_otel_imports_no_opentelemetry() -> None:
 
 # --- under pedelec serve ----------------------------------------------------------------------
 
-SERVED = """
-import json
-
-from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
-
-from pedelec import Session
-from pedelec.otel import instrument
-
-SPANS = {spans!r}
-
-
-class ToFile(SpanExporter):
-    def export(self, spans):
-        with open(SPANS, "a", encoding="utf-8") as out:
-            for span in spans:
-                row = {{
-                    "name": span.name,
-                    "kind": span.kind.name,
-                    "trace": span.context.trace_id,
-                    "span": span.context.span_id,
-                    "parent": span.parent.span_id if span.parent else None,
-                    "attributes": dict(span.attributes),
-                    "status": span.status.status_code.name,
-                }}
-                out.write(json.dumps(row) + "\\n")
-        return SpanExportResult.SUCCESS
-
-
-provider = TracerProvider()
-provider.add_span_processor(SimpleSpanProcessor(ToFile()))
-trace.set_tracer_provider(provider)
-
-session = Session()
-
-
-@session.on_tool("add", description="Add two integers.", schema={{
-    "type": "object",
-    "properties": {{"a": {{"type": "integer"}}, "b": {{"type": "integer"}}}},
-    "required": ["a", "b"],
-}})
-def add(args):
-    return args["a"] + args["b"]
-
-
-instrument(session)
-"""
-
 TRACE_ID = 0x0AF7651916CD43DD8448EB211C80319C
 PARENT_ID = 0xB7AD6B7169203331
 
 
-def test_under_serve_the_tool_span_is_a_child_of_the_requests_span(tmp_path: Path) -> None:
-    from mcp import Client, StdioServerParameters
+def console_spans(text: str) -> list[dict[str, Any]]:
+    """The spans ``ConsoleSpanExporter`` wrote into ``text``: JSON objects starting a line."""
+    decoder = json.JSONDecoder()
+    spans, offset = [], 0
+    for line in text.splitlines(keepends=True):
+        if line == "{\n":
+            spans.append(decoder.raw_decode(text, offset)[0])
+        offset += len(line)
+    return spans
 
-    spans_file = tmp_path / "spans.jsonl"
-    target = tmp_path / "served.py"
-    target.write_text(SERVED.format(spans=str(spans_file)), encoding="utf-8")
+
+def test_under_serve_the_tool_span_is_a_child_of_the_requests_span(tmp_path: Path) -> None:
+    """``examples/otel_server.py`` served over stdio, called by the official client."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.exceptions import MCPError
+
+    # No global provider in this process: the client records nothing and sends, as its
+    # context, exactly the span context made current below.
+    assert isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "pedelec", "serve", f"{target}:session"], cwd=str(ROOT)
+        command=sys.executable,
+        args=["-m", "pedelec", "serve", "examples/otel_server.py:session"],
+        cwd=str(ROOT),
     )
     caller = SpanContext(
         TRACE_ID, PARENT_ID, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)
     )
+    errors = tmp_path / "stderr.txt"
 
     async def main() -> None:
-        # The agent's side: a span of its own is current when it calls the tool, and the MCP
-        # client carries its context in the request's _meta (no provider here: nothing records).
         token = context.attach(trace.set_span_in_context(NonRecordingSpan(caller)))
         try:
-            async with Client(params, mode="legacy") as client:
-                result = await client.call_tool("add", {"a": 1, "b": 2})
-                assert result.is_error is False
-                result = await client.call_tool("add", {"a": "1", "b": 2})
-                assert result.is_error is True
+            with errors.open("w", encoding="utf-8") as errlog:
+                async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+                    assert (await client.call_tool("add", {"a": 1, "b": 2})).is_error is False
+                    assert (await client.call_tool("add", {"a": "1", "b": 2})).is_error is True
+                    with pytest.raises(MCPError):
+                        await client.call_tool("nope", {})
         finally:
             context.detach(token)
 
     anyio.run(main)
-    rows = [json.loads(line) for line in spans_file.read_text(encoding="utf-8").splitlines()]
-    requests = [row for row in rows if row["name"] == "tools/call add"]
-    tools = [row for row in rows if row["name"] == "execute_tool add"]
-    assert len(requests) == len(tools) == 2
-    for request, tool, code in zip(requests, tools, [None, "TOOL_ARGS_INVALID"], strict=True):
-        assert request["kind"] == "SERVER"
-        assert (request["trace"], request["parent"]) == (TRACE_ID, PARENT_ID)
-        assert tool["kind"] == "INTERNAL"
-        assert (tool["trace"], tool["parent"]) == (TRACE_ID, request["span"])
+    spans = console_spans(errors.read_text(encoding="utf-8"))
+    requests = [span for span in spans if span["name"].startswith("tools/call")]
+    tools = [span for span in spans if span["name"].startswith("execute_tool")]
+    assert [span["name"] for span in requests] == ["tools/call add"] * 2 + ["tools/call nope"]
+    # An unknown tool is answered -32602 by serve before any dispatch: the SDK's span only.
+    assert requests[2]["attributes"]["error.type"] == "-32602"
+    assert [span["name"] for span in tools] == ["execute_tool add"] * 2
+    trace_id, parent_id = f"0x{TRACE_ID:032x}", f"0x{PARENT_ID:016x}"
+    for request, tool, code in zip(requests, tools, [None, "TOOL_ARGS_INVALID"], strict=False):
+        assert request["kind"] == "SpanKind.SERVER"
+        assert (request["context"]["trace_id"], request["parent_id"]) == (trace_id, parent_id)
+        assert tool["kind"] == "SpanKind.INTERNAL"
+        assert tool["context"]["trace_id"] == trace_id
+        assert tool["parent_id"] == request["context"]["span_id"]
         expected = base("add", request["attributes"]["jsonrpc.request.id"], "Add two integers.")
         if code is not None:
             expected["error.type"] = code
         assert tool["attributes"] == expected
-        assert tool["status"] == ("UNSET" if code is None else "ERROR")
+        assert tool["status"] == (
+            {"status_code": "UNSET"} if code is None else {"status_code": "ERROR"}
+        )
