@@ -7,34 +7,18 @@ It keeps the spans in memory and prints them; an application sends them to its c
 import asyncio
 
 # --8<-- [start:setup]
+from counter import session  # the quick start's session
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from pedelec import Session
 from pedelec.otel import instrument
 
 exporter = InMemorySpanExporter()
 provider = TracerProvider()
 provider.add_span_processor(SimpleSpanProcessor(exporter))
 trace.set_tracer_provider(provider)  # the global provider: instrument() uses it by default
-
-session = Session()
-
-
-@session.on_tool(
-    "add",
-    description="Add two integers.",
-    schema={
-        "type": "object",
-        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-        "required": ["a", "b"],
-    },
-)
-def add(args):
-    return args["a"] + args["b"]
-
 
 instrument(session)
 # --8<-- [end:setup]
@@ -45,8 +29,8 @@ tracer = trace.get_tracer("my-agent")
 
 async def turn():
     with tracer.start_as_current_span("agent turn"):  # the tool spans are its children
-        await session.dispatch("add", {"a": 1, "b": 2}, tool_request_id="call_1")
-        await session.dispatch("add", {"a": "1", "b": 2}, tool_request_id="call_2")
+        await session.dispatch("update_counter", {"delta": 3}, tool_request_id="call_1")
+        await session.dispatch("update_counter", {"delta": "3"}, tool_request_id="call_2")
 
 
 asyncio.run(turn())

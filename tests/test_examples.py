@@ -43,8 +43,8 @@ OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "otel_spans.py": (
         (),
         [
-            "execute_tool add call_1 None",
-            "execute_tool add call_2 TOOL_ARGS_INVALID",
+            "execute_tool update_counter call_1 None",
+            "execute_tool update_counter call_2 TOOL_ARGS_INVALID",
             "agent turn None None",
         ],
     ),

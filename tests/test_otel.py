@@ -527,6 +527,7 @@ def test_importing_pedelec_otel_imports_no_opentelemetry() -> None:
 
 # --- under pedelec serve ----------------------------------------------------------------------
 
+COUNTER = "Increase or decrease the visible counter by a signed delta."
 TRACE_ID = 0x0AF7651916CD43DD8448EB211C80319C
 PARENT_ID = 0xB7AD6B7169203331
 
@@ -566,8 +567,12 @@ def test_under_serve_the_tool_span_is_a_child_of_the_requests_span(tmp_path: Pat
         try:
             with errors.open("w", encoding="utf-8") as errlog:
                 async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
-                    assert (await client.call_tool("add", {"a": 1, "b": 2})).is_error is False
-                    assert (await client.call_tool("add", {"a": "1", "b": 2})).is_error is True
+                    assert (
+                        await client.call_tool("update_counter", {"delta": 3})
+                    ).is_error is False
+                    assert (
+                        await client.call_tool("update_counter", {"delta": "3"})
+                    ).is_error is True
                     with pytest.raises(MCPError):
                         await client.call_tool("nope", {})
         finally:
@@ -577,10 +582,12 @@ def test_under_serve_the_tool_span_is_a_child_of_the_requests_span(tmp_path: Pat
     spans = console_spans(errors.read_text(encoding="utf-8"))
     requests = [span for span in spans if span["name"].startswith("tools/call")]
     tools = [span for span in spans if span["name"].startswith("execute_tool")]
-    assert [span["name"] for span in requests] == ["tools/call add"] * 2 + ["tools/call nope"]
+    assert [span["name"] for span in requests] == ["tools/call update_counter"] * 2 + [
+        "tools/call nope"
+    ]
     # An unknown tool is answered -32602 by serve before any dispatch: the SDK's span only.
     assert requests[2]["attributes"]["error.type"] == "-32602"
-    assert [span["name"] for span in tools] == ["execute_tool add"] * 2
+    assert [span["name"] for span in tools] == ["execute_tool update_counter"] * 2
     trace_id, parent_id = f"0x{TRACE_ID:032x}", f"0x{PARENT_ID:016x}"
     for request, tool, code in zip(requests, tools, [None, "TOOL_ARGS_INVALID"], strict=False):
         assert request["kind"] == "SpanKind.SERVER"
@@ -588,10 +595,60 @@ def test_under_serve_the_tool_span_is_a_child_of_the_requests_span(tmp_path: Pat
         assert tool["kind"] == "SpanKind.INTERNAL"
         assert tool["context"]["trace_id"] == trace_id
         assert tool["parent_id"] == request["context"]["span_id"]
-        expected = base("add", request["attributes"]["jsonrpc.request.id"], "Add two integers.")
+        rid = request["attributes"]["jsonrpc.request.id"]
+        expected = base("update_counter", rid, COUNTER)
         if code is not None:
             expected["error.type"] = code
         assert tool["attributes"] == expected
         assert tool["status"] == (
             {"status_code": "UNSET"} if code is None else {"status_code": "ERROR"}
         )
+
+
+@pytest.mark.parametrize(
+    ("outcome", "code", "error_type"),
+    [
+        (PedelecError("OUT_OF_STOCK", "No more."), "OUT_OF_STOCK", "OUT_OF_STOCK"),
+        ({"error": {"code": "MY_CODE", "message": "nope"}}, "MY_CODE", "MY_CODE"),
+        (PedelecError("", "No code."), "", "_OTHER"),
+    ],
+)
+def test_a_domain_error_is_its_own_error_type(
+    provider: TracerProvider,
+    exporter: InMemorySpanExporter,
+    outcome: Any,
+    code: str,
+    error_type: str,
+) -> None:
+    session = Session()
+
+    @session.on_tool("shop", description="Sells.", schema=ANY)
+    def shop(args: Any) -> Any:
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    instrument(session, tracer_provider=provider)
+    assert session.dispatch_sync("shop", {}).error.code == code
+    (span,) = exporter.get_finished_spans()
+    assert attributes_of(span)["error.type"] == error_type
+    assert span.status.status_code is StatusCode.ERROR
+
+
+def test_a_bare_tool_and_an_ended_session_are_failed_executions(
+    provider: TracerProvider, exporter: InMemorySpanExporter
+) -> None:
+    session = Session(tools=[{"name": "bare", "description": "No handler.", "argsSchema": ANY}])
+    instrument(session, tracer_provider=provider)
+    session.dispatch_sync("bare", {}, tool_request_id="h")
+    session.end()
+    session.dispatch_sync("bare", {}, tool_request_id="e")
+    handler_missing, ended = exporter.get_finished_spans()
+    assert attributes_of(handler_missing) == {
+        **base("bare", "h", "No handler."),
+        "error.type": "TOOL_HANDLER_NOT_FOUND",
+    }
+    assert attributes_of(ended) == {
+        **base("bare", "e", "No handler."),
+        "error.type": "SESSION_ENDED",
+    }
