@@ -9,7 +9,7 @@ or run this file, which makes the same call from Python:
 
     python examples/counter.py
 
-The other examples (OpenAI, Anthropic and MCP) serve this same session.
+The other examples (OpenAI, Anthropic, MCP and OpenTelemetry) serve this same session.
 """
 
 from pedelec import Session

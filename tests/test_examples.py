@@ -39,6 +39,15 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 # example -> (command-line args, the exact lines it prints). Lines are compared whole.
 OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "counter.py": ((), ['{"value":3}']),
+    "otel_server.py": ((), []),
+    "otel_spans.py": (
+        (),
+        [
+            "execute_tool update_counter call_1 None",
+            "execute_tool update_counter call_2 TOOL_ARGS_INVALID",
+            "agent turn None None",
+        ],
+    ),
     "long_task.py": ((), ['{"copied":2}']),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),

@@ -24,7 +24,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Modules that cost real time or start machinery at import; pedelec loads them lazily, inside the
 # functions that need them, so `import pedelec` stays close to `import typing_extensions`.
-HEAVY_MODULES = ("asyncio", "concurrent", "dataclasses", "difflib", "json", "logging", "threading")
+HEAVY_MODULES = (
+    "asyncio",
+    "concurrent",
+    "dataclasses",
+    "difflib",
+    "json",
+    "logging",
+    "opentelemetry",
+    "threading",
+)
 
 TEST_COMMAND = (
     "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"

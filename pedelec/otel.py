@@ -1,0 +1,324 @@
+"""OpenTelemetry spans for tool calls: the ``pedelec[otel]`` extra.
+
+``instrument(session)`` gives every call of one session, ``dispatch`` and ``dispatch_sync``
+alike, one span shaped by the OpenTelemetry GenAI semantic conventions for tool execution:
+named ``execute_tool {gen_ai.tool.name}``, kind ``INTERNAL``, with ``gen_ai.operation.name``,
+``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.description`` and
+``gen_ai.tool.type``; an error result sets ``error.type`` to its pedelec code and the span's
+status to ``ERROR``. The span is the current span while the handler runs, in the worker thread
+too, so the handler's own spans are its children; under ``pedelec serve`` it is a child of the
+MCP SDK's ``tools/call`` span.
+
+It wraps the two methods on the session *instance*: a session that is not instrumented runs
+exactly the code it ran before, and ``import pedelec`` never imports ``opentelemetry`` (this
+module does, when ``instrument`` is called).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from pedelec._json.wire import _escape_surrogates
+from pedelec._result import next_request_number, request_id
+from pedelec.errors import INVALID_INPUT, PedelecError
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span, TracerProvider
+
+    from pedelec.session import Session, ToolResult
+
+__all__ = ["CAPTURE_CONTENT_ENV", "instrument"]
+
+#: The environment variable the GenAI instrumentations of OpenTelemetry read to record content;
+#: ``instrument`` reads it when ``capture_content`` is not given.
+CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+# The values that record content on spans: ``true`` (the older instrumentations), ``span_only``
+# and ``span_and_event`` (the newer ones); ``event_only`` and ``no_content`` record none here,
+# since pedelec emits no events.
+_CAPTURE_VALUES: Final = frozenset({"true", "span_only", "span_and_event"})
+
+#: How much of an unknown tool's name goes into ``gen_ai.tool.name`` (the agent chose it).
+_SHOWN_NAME: Final = 200
+
+_OPERATION: Final = "execute_tool"
+
+
+def instrument(
+    session: Session,
+    *,
+    tracer_provider: TracerProvider | None = None,
+    capture_content: bool | None = None,
+) -> Callable[[], None]:
+    """Trace every tool call of ``session``: one OpenTelemetry span per call.
+
+    Every call is traced, including one refused before a handler runs (unknown tool, invalid
+    args, ended session): it is a tool execution that failed. A known tool's span is named
+    ``execute_tool NAME``; an unknown tool's span is named ``execute_tool`` alone, since its
+    name is whatever the agent sent (it is still in ``gen_ai.tool.name``, cut at 200
+    characters). Attributes: ``gen_ai.operation.name`` (``"execute_tool"``),
+    ``gen_ai.tool.name``, ``gen_ai.tool.call.id`` (``ctx.tool_request_id``),
+    ``gen_ai.tool.type`` (``"function"``), ``gen_ai.tool.description`` (known tools); on an
+    error result ``error.type`` (the pedelec code, e.g. ``TOOL_TIMEOUT``) and status
+    ``ERROR``. When the call raises instead of returning (the awaiting task was cancelled,
+    ``KeyboardInterrupt``), ``error.type`` is the exception's class and the exception goes on.
+
+    With content capture on, the span also records ``gen_ai.tool.call.arguments`` (the args
+    as sent, JSON text cut at ``Limits.max_args_bytes`` characters), on success
+    ``gen_ai.tool.call.result`` (``result.to_text()``), and on an error the error's message as
+    the status description (off, neither is recorded: messages of invalid args quote them).
+
+    Args:
+        session: The session to trace.
+        tracer_provider: Where the spans go (default: the global tracer provider, which is
+            also the one the MCP SDK under ``pedelec serve`` uses).
+        capture_content: Record args, results and error messages. ``None`` (default): on
+            when the environment variable ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
+            is ``true``, ``span_only`` or ``span_and_event`` (any case) when ``instrument`` is
+            called.
+
+    Returns:
+        A function that stops tracing the session (calling it again does nothing).
+
+    Raises:
+        PedelecError: ``INVALID_INPUT`` when ``session`` is not a ``Session``, is already
+            instrumented, or ``capture_content`` is not a bool or ``None``.
+        ModuleNotFoundError: When ``opentelemetry-api`` is not installed (``pip install
+            'pedelec[otel]'``).
+
+    Example:
+        >>> from opentelemetry.sdk.trace import TracerProvider
+        >>> from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        >>> from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+        ...     InMemorySpanExporter)
+        >>> from pedelec import Session
+        >>> from pedelec.otel import instrument
+        >>> exporter = InMemorySpanExporter()
+        >>> provider = TracerProvider()
+        >>> provider.add_span_processor(SimpleSpanProcessor(exporter))
+        >>> session = Session()
+        >>> @session.on_tool("add", description="Add two integers.", schema={
+        ...     "type": "object",
+        ...     "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+        ...     "required": ["a", "b"]})
+        ... def add(args):
+        ...     return args["a"] + args["b"]
+        >>> stop = instrument(session, tracer_provider=provider)
+        >>> session.dispatch_sync("add", {"a": 1, "b": "2"}, tool_request_id="call_1").is_error
+        True
+        >>> (span,) = exporter.get_finished_spans()
+        >>> span.name, span.attributes["gen_ai.tool.call.id"], span.attributes["error.type"]
+        ('execute_tool add', 'call_1', 'TOOL_ARGS_INVALID')
+        >>> stop()
+    """
+    from pedelec.session import Session
+
+    if not isinstance(session, Session):
+        raise PedelecError(
+            INVALID_INPUT,
+            f"instrument() needs a pedelec Session, got {type(session).__name__}.",
+            {"field": "session"},
+        )
+    if capture_content is not None and not isinstance(capture_content, bool):
+        raise PedelecError(
+            INVALID_INPUT,
+            f"capture_content must be True, False or None, got {capture_content!r}.",
+            {"field": "capture_content"},
+        )
+    own = vars(session)
+    if any(getattr(own.get(name), "_pedelec_otel", [False])[0] for name in _METHODS):
+        raise PedelecError(
+            INVALID_INPUT,
+            "This session is already instrumented; call the function instrument() returned "
+            "to stop tracing it first.",
+            {"field": "session"},
+        )
+    from opentelemetry import context, trace
+
+    from pedelec import __version__
+
+    if capture_content is None:
+        capture_content = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_VALUES
+    tracer = trace.get_tracer("pedelec", __version__, tracer_provider)
+    internal = trace.SpanKind.INTERNAL
+    failed = trace.StatusCode.ERROR
+    status = trace.Status
+    in_context = trace.set_span_in_context
+    attach, detach = context.attach, context.detach
+    capture = capture_content
+    lookup = session._registry.get
+    args_limit = session.limits.max_args_bytes
+    active = [True]  # a cell the wrappers and ``stop`` share
+    original_async = session.dispatch
+    original_sync = session.dispatch_sync
+
+    def begin(name: Any, rid: str, args: Any) -> Span | None:
+        """The call's span, started; ``None`` when telemetry itself failed (the call runs)."""
+        try:
+            try:
+                entry = lookup(name)
+            except TypeError:  # an unhashable name: no such tool
+                entry = None
+            attributes: dict[str, Any] = {"gen_ai.operation.name": _OPERATION}
+            if entry is not None:
+                span_name = f"{_OPERATION} {entry.name}"
+                attributes["gen_ai.tool.name"] = entry.name
+                attributes["gen_ai.tool.description"] = entry.definition.description
+            else:
+                span_name = _OPERATION
+                attributes["gen_ai.tool.name"] = _shown_name(name)
+            attributes["gen_ai.tool.call.id"] = _escape_surrogates(rid)
+            attributes["gen_ai.tool.type"] = "function"
+            if capture:
+                text = _args_text(args, args_limit)
+                if text is not None:
+                    attributes["gen_ai.tool.call.arguments"] = text
+            return tracer.start_span(span_name, kind=internal, attributes=attributes)
+        except Exception as exc:
+            _telemetry_failed(exc)
+            return None
+
+    def end(span: Span, result: ToolResult) -> None:
+        try:
+            error = result.error
+            if error is None:
+                if capture:
+                    span.set_attribute("gen_ai.tool.call.result", result.to_text())
+            else:
+                code = error.code
+                span.set_attribute("error.type", code if type(code) is str and code else "_OTHER")
+                message = error.message if capture and type(error.message) is str else None
+                span.set_status(
+                    status(failed, None if message is None else _escape_surrogates(message))
+                )
+            span.end()
+        except Exception as exc:
+            _telemetry_failed(exc)
+
+    def end_raised(span: Span, exc: BaseException) -> None:
+        try:
+            kind = type(exc)
+            module = kind.__module__
+            named = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+            span.set_attribute("error.type", named)
+            span.set_status(status(failed))
+            span.end()
+        except Exception as problem:
+            _telemetry_failed(problem)
+
+    async def dispatch(
+        name: str,
+        args: Any,
+        *,
+        turn_id: str | None = None,
+        tool_request_id: str | None = None,
+        _owned: bool = False,
+    ) -> ToolResult:
+        if not active[0]:
+            return await original_async(
+                name, args, turn_id=turn_id, tool_request_id=tool_request_id, _owned=_owned
+            )
+        # Drawn here, as the session would, so the span knows the id the handler sees.
+        rid = request_id(next_request_number()) if tool_request_id is None else str(tool_request_id)
+        span = begin(name, rid, args)
+        if span is None:
+            return await original_async(
+                name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned
+            )
+        token = attach(in_context(span))
+        try:
+            result = await original_async(
+                name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned
+            )
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(token)
+        end(span, result)
+        return result
+
+    def dispatch_sync(
+        name: str,
+        args: Any,
+        *,
+        turn_id: str | None = None,
+        tool_request_id: str | None = None,
+        _owned: bool = False,
+    ) -> ToolResult:
+        aio = sys.modules.get("asyncio")
+        if not active[0] or (aio is not None and aio._get_running_loop() is not None):
+            # (Called from a running loop, the session raises: developer misuse, no span.)
+            return original_sync(
+                name, args, turn_id=turn_id, tool_request_id=tool_request_id, _owned=_owned
+            )
+        rid = request_id(next_request_number()) if tool_request_id is None else str(tool_request_id)
+        span = begin(name, rid, args)
+        if span is None:
+            return original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned)
+        token = attach(in_context(span))
+        try:
+            result = original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned)
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(token)
+        end(span, result)
+        return result
+
+    def stop() -> None:
+        active[0] = False
+        for name, wrapper in (("dispatch", dispatch), ("dispatch_sync", dispatch_sync)):
+            # Someone who wrapped the method after us keeps their wrapper; ours passes through.
+            if own.get(name) is wrapper:
+                del own[name]
+
+    for wrapper in (dispatch, dispatch_sync):
+        vars(wrapper)["_pedelec_otel"] = active
+        wrapper.__doc__ = getattr(Session, wrapper.__name__).__doc__
+    # Instance attributes shadow the class's methods for every caller that looks them up on
+    # the session (the adapters, ``pedelec serve``, the CLI).
+    own["dispatch"] = dispatch
+    own["dispatch_sync"] = dispatch_sync
+    return stop
+
+
+_METHODS: Final = ("dispatch", "dispatch_sync")
+
+
+def _shown_name(name: Any) -> str:
+    """An agent-sent tool name as an attribute value: text, bounded, encodable."""
+    if not isinstance(name, str):
+        return f"<{type(name).__name__}>"
+    shown = str(name) if len(name) <= _SHOWN_NAME else name[:_SHOWN_NAME] + "…"
+    return _escape_surrogates(shown)
+
+
+def _args_text(args: Any, limit: int) -> str | None:
+    """The args as sent, as JSON text cut at ``limit`` characters; ``None`` when they are not
+    JSON at all (the call's result says why)."""
+    kind = type(args)
+    if kind is str:
+        text: str = args
+    elif kind is bytes or kind is bytearray:
+        text = bytes(args[: limit * 4]).decode("utf-8", "replace")
+    else:
+        from pedelec._json import dumps_compact
+
+        try:
+            text = dumps_compact(args)
+        except Exception:
+            return None
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return _escape_surrogates(text)
+
+
+def _telemetry_failed(exc: BaseException) -> None:
+    from pedelec._session.events import log_error
+
+    log_error("pedelec.otel: recording a tool call's span failed", exc=exc)
