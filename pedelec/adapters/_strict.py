@@ -22,7 +22,7 @@ that declares no properties (a free-form map, apart from the root of a no-argume
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from pedelec._json import dumps_compact, parse_json_args, pointer
@@ -249,11 +249,18 @@ class Exported(NamedTuple):
     blocker: Blocker | None
 
 
-def export(session: Session, profile: Profile, strict: Any) -> list[Exported]:
+def export(
+    session: Session,
+    profile: Profile,
+    strict: Any,
+    tools: Iterable[Mapping[str, Any]] | None = None,
+) -> list[Exported]:
     """The session's tools for ``profile``, strict where ``strict`` asks and the schema allows.
 
-    Tools are taken in registration order; under the provider's per-request caps, a tool that
-    would exceed what the earlier strict tools left is exported non-strict (``"auto"``).
+    Tools are taken in registration order (or the order of ``tools``, specs as
+    ``session.tool_spec`` returns them, for an export of some tools only); under the provider's
+    per-request caps, a tool that would exceed what the earlier strict tools left is exported
+    non-strict (``"auto"``).
 
     Raises:
         PedelecError: ``INVALID_INPUT`` for a bad ``strict``, or with ``strict=True`` for the
@@ -262,7 +269,7 @@ def export(session: Session, profile: Profile, strict: Any) -> list[Exported]:
     mode = check_mode(strict)
     used = Caps(0, 0, 0)
     out: list[Exported] = []
-    for tool in session.manifest()["tools"]:
+    for tool in session.manifest()["tools"] if tools is None else tools:
         schema: dict[str, Any] = tool["argsSchema"]
         if mode is False:
             out.append(Exported(tool["name"], tool["description"], schema, False, None))
