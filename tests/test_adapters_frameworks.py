@@ -640,3 +640,22 @@ def test_a_call_of_a_tool_the_toolset_does_not_offer_is_answered_not_raised() ->
             }
         }
     )
+
+
+def test_a_call_after_a_colliding_tool_was_declared_is_answered_not_raised() -> None:
+    session = Session()
+    session.on_tool("a.b", description="T.", schema={"type": "object"})(lambda args: 1)
+    tools: Any = toolset(session)
+    session.on_tool("a__b", description="T.", schema={"type": "object"})(lambda args: 1)
+
+    class Ctx:
+        tool_call_id = "call_x"
+
+    assert json.loads(asyncio.run(tools.call_tool("a__b", "{}", Ctx(), None))) == {
+        "error": {
+            "code": "INVALID_INPUT",
+            "message": 'Tools "a.b" and "a__b" would both be sent to Pydantic AI as "a__b" '
+            '(each "." is sent as "__"); rename one of them.',
+            "details": {"tools": ["a.b", "a__b"], "providerName": "a__b"},
+        }
+    }

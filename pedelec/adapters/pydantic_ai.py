@@ -117,6 +117,9 @@ def _toolset_class() -> type:
     from pydantic_ai.tools import ToolDefinition
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 
+    from pedelec._result import ToolResult
+    from pedelec.errors import PedelecError
+
     validator = _PassThrough()
 
     class SessionToolset(AbstractToolset[Any]):
@@ -156,11 +159,14 @@ def _toolset_class() -> type:
         async def call_tool(self, name: str, tool_args: Any, ctx: Any, tool: Any) -> Any:
             session = self._session
             chosen = session.tool_names() if self._names is None else self._names
-            table = name_map(chosen, _PROVIDER)
+            call_id = getattr(ctx, "tool_call_id", None)
+            try:
+                table = name_map(chosen, _PROVIDER)
+            except PedelecError as exc:  # a tool declared since the listing collides
+                rid = call_id if isinstance(call_id, str) else ""
+                return ToolResult(name, rid, None, exc).to_text()
             args = tool_args.raw if type(tool_args) is _Raw else tool_args
-            return await answer(
-                session, chosen, table, name, args, getattr(ctx, "tool_call_id", None)
-            )
+            return await answer(session, chosen, table, name, args, call_id)
 
     return SessionToolset
 
