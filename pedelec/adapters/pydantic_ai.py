@@ -1,8 +1,8 @@
 """A session's tools as a Pydantic AI toolset.
 
 :func:`toolset` returns a toolset to pass to ``Agent(toolsets=[...])``. Pydantic AI lists its
-tools from the session (each tool's Tool Args Schema as ``parameters_json_schema``) and hands
-every call to ``session.dispatch``: pedelec parses and validates the arguments, applies the
+tools from the session (each tool's schema, in strict form where it can be, as
+``parameters_json_schema``) and hands every call to ``session.dispatch``: pedelec parses and validates the arguments, applies the
 tool's timeout, runs the handler and answers with its result. The model reads exactly what the
 other adapters send, ``ToolResult.to_text()``: the result as JSON text, or the
 ``{"error": {...}}`` envelope, so bad arguments, a handler error or a timeout go back to the model
