@@ -659,3 +659,16 @@ def test_a_call_after_a_colliding_tool_was_declared_is_answered_not_raised() -> 
             "details": {"tools": ["a.b", "a__b"], "providerName": "a__b"},
         }
     }
+
+
+def test_anthropics_caps_count_over_the_toolsets_tools() -> None:
+    session = Session()
+    for n in range(21):
+        session.on_tool(f"t{n}", description="T.", schema={"type": "object"})(lambda args: 1)
+    script = Script()
+    assert asyncio.run(Agent(ClaudeLike(script), toolsets=[toolset(session)]).run("Go.")).output
+    assert [t.strict for t in script.tools[0]] == [True] * 20 + [False]
+    # Other models have no such cap.
+    script = Script()
+    run_pydantic_ai(session, script)
+    assert [t.strict for t in script.tools[0]] == [True] * 21
