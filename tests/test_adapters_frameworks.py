@@ -8,11 +8,18 @@ each call:
   ``ResponseFunctionToolCall`` items, then a final text, run by ``Runner.run``.
 - Pydantic AI: ``FunctionModel`` (arguments as JSON text or as a dict, as providers send them)
   and ``TestModel`` (which calls every tool with arguments generated from its schema).
+
+Both export strict tools by default; each framework's own normaliser to strict form
+(``agents.strict_schema.ensure_strict_json_schema``, Pydantic AI's
+``OpenAIJsonSchemaTransformer``) leaves the exports unchanged, and a table of calls shows a
+``null`` for an optional property reaching the handler as absent while every bad value still
+comes back to the model as pedelec's error, naming the tool as the model saw it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import subprocess
 import sys
@@ -23,6 +30,7 @@ import pytest
 from agents import Agent as AgentsAgent, FunctionTool, RunConfig, Runner, Usage
 from agents.items import ModelResponse as AgentsResponse
 from agents.models.interface import Model
+from agents.strict_schema import ensure_strict_json_schema
 from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
@@ -39,8 +47,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
+from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from pydantic_ai.tools import ToolDefinition
+from test_adapters_strict import SEARCH
 
+from pedelec.adapters._strict import ANTHROPIC, strict_schema
 from pedelec.adapters.agents import function_tools
 from pedelec.adapters.pydantic_ai import toolset
 from pedelec.errors import INVALID_INPUT, TOOL_NOT_FOUND, PedelecError
@@ -51,6 +62,20 @@ QUERY = {
     "properties": {"q": {"type": "string", "minLength": 1}, "limit": {"type": "integer"}},
     "required": ["q"],
 }
+#: QUERY as OpenAI's strict mode takes it: closed, fully required, ``limit`` nullable.
+QUERY_STRICT = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "description": "(minLength: 1)"},
+        "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    },
+    "required": ["q", "limit"],
+    "additionalProperties": False,
+}
+#: The strict form of a tool without arguments.
+NO_ARGS_STRICT = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+#: A free-form map below the root: strict mode would close it, so it is never strict.
+FREE_MAP = {"type": "object", "properties": {"meta": {"type": "object"}}}
 
 
 def make_session() -> Session:
@@ -77,14 +102,15 @@ def text(value: Any) -> str:
 
 
 def args_error(path: str, keyword: str, message: str) -> str:
+    """pedelec's error for one bad argument, naming the tool as the model saw it."""
     return text(
         {
             "error": {
                 "code": "TOOL_ARGS_INVALID",
-                "message": f'Invalid arguments for tool "notes.search": {path}: {message} '
+                "message": f'Invalid arguments for tool "notes__search": {path}: {message} '
                 f"({keyword}). Correct the arguments and call the tool again.",
                 "details": {
-                    "tool": "notes.search",
+                    "tool": "notes__search",
                     "errors": [{"path": path, "keyword": keyword, "message": message}],
                 },
             }
@@ -98,10 +124,10 @@ NOT_JSON = text(
     {
         "error": {
             "code": "TOOL_ARGS_INVALID",
-            "message": 'Invalid arguments for tool "notes.search": args are not valid JSON: '
+            "message": 'Invalid arguments for tool "notes__search": args are not valid JSON: '
             'expected "," or "}" after the value at /q (line 1, column 14), found the end of the '
             "text; fix the JSON syntax. Correct the arguments and call the tool again.",
-            "details": {"tool": "notes.search", "pointer": "/q", "line": 1, "column": 14},
+            "details": {"tool": "notes__search", "pointer": "/q", "line": 1, "column": 14},
         }
     }
 )
@@ -196,11 +222,125 @@ def test_export() -> None:
     tools = function_tools(make_session())
     assert [type(t) for t in tools] == [FunctionTool] * 3
     assert [(t.name, t.description, t.strict_json_schema) for t in tools] == [
-        ("notes__search", "Search the notes.", False),
-        ("explode", "Always fails.", False),
-        ("slow", "Too slow.", False),
+        ("notes__search", "Search the notes.", True),
+        ("explode", "Always fails.", True),
+        ("slow", "Too slow.", True),
     ]
-    assert tools[0].params_json_schema == QUERY
+    assert [t.params_json_schema for t in tools] == [QUERY_STRICT, NO_ARGS_STRICT, NO_ARGS_STRICT]
+
+
+#: A schema whose strict form exercises every rule: nullable optionals at depth, a disjoint
+#: ``oneOf`` as ``anyOf``, moved keywords.
+RICH = SEARCH
+
+
+def test_the_sdk_leaves_every_strict_export_unchanged() -> None:
+    session = make_session()
+    session.on_tool("rich", description="Rich.", schema=RICH)(lambda args: 1)
+    tools = function_tools(session)
+    # FunctionTool runs ensure_strict_json_schema on a strict tool's schema when it is built,
+    # so the schema it holds is the SDK's rewrite of the export: equal to pedelec's strict form.
+    assert [t.params_json_schema for t in tools] == [
+        strict_schema(session.tool_spec(name)["argsSchema"]) for name in session.tool_names()
+    ]
+    for tool in tools:
+        exported = tool.params_json_schema
+        assert ensure_strict_json_schema(copy.deepcopy(exported)) == exported
+
+
+def test_strict_false_exports_the_schemas_as_declared() -> None:
+    tools = function_tools(make_session(), strict=False)
+    assert [(t.params_json_schema, t.strict_json_schema) for t in tools] == [
+        (QUERY, False),
+        ({"type": "object"}, False),
+        ({"type": "object"}, False),
+    ]
+
+
+def free_map_session() -> Session:
+    session = Session()
+    session.on_tool("notes.search", description="Search the notes.", schema=QUERY)(lambda args: 1)
+    session.on_tool("notes.tag", description="Tag a note.", schema=FREE_MAP)(lambda args: 1)
+    return session
+
+
+#: What ``strict=True`` says about a tool that cannot be strict.
+NOT_STRICT = (
+    'Tool "notes.tag" cannot be exported in OpenAI strict mode: at "/properties/meta", an '
+    "object that declares no properties accepts any keys, and strict mode closes every object; "
+    'pass strict="auto" to export it non-strict.'
+)
+
+
+def test_a_tool_that_cannot_be_strict() -> None:
+    session = free_map_session()
+    tools = function_tools(session)
+    assert [(t.name, t.params_json_schema, t.strict_json_schema) for t in tools] == [
+        ("notes__search", QUERY_STRICT, True),
+        ("notes__tag", FREE_MAP, False),
+    ]
+    with pytest.raises(PedelecError) as caught:
+        function_tools(session, strict=True)
+    assert (caught.value.code, caught.value.message) == (INVALID_INPUT, NOT_STRICT)
+    assert caught.value.details == {"tool": "notes.tag", "pointer": "/properties/meta"}
+    # Only the tools asked for are checked.
+    assert [t.name for t in function_tools(session, names=["notes.search"], strict=True)] == [
+        "notes__search"
+    ]
+
+
+@pytest.mark.parametrize("strict", [1, "yes", None])
+def test_strict_takes_true_false_or_auto(strict: Any) -> None:
+    with pytest.raises(PedelecError) as caught:
+        function_tools(make_session(), strict=strict)
+    assert caught.value.code == INVALID_INPUT
+    with pytest.raises(PedelecError) as caught_too:
+        toolset(make_session(), strict=strict)
+    assert caught_too.value.message == caught.value.message
+
+
+def recording_session(seen: list[dict[str, Any]]) -> Session:
+    session = Session()
+
+    @session.on_tool("notes.search", description="Search the notes.", schema=QUERY)
+    def search(args: dict[str, Any]) -> str:
+        seen.append(args)
+        return "ok"
+
+    return session
+
+
+#: Calls a model writing under the strict grammar may send (and some it may not), with what
+#: the handler receives, or ``None`` where the model reads pedelec's error instead.
+NULL_TABLE: list[tuple[str, dict[str, Any] | None, str]] = [
+    ('{"q": "bikes", "limit": null}', {"q": "bikes"}, '"ok"'),
+    ('{"q": "bikes", "limit": 5}', {"q": "bikes", "limit": 5}, '"ok"'),
+    ('{"q": "bikes"}', {"q": "bikes"}, '"ok"'),
+    (
+        '{"q": "bikes", "limit": "ten"}',
+        None,
+        args_error("/limit", "type", 'expected integer, got string "ten"'),
+    ),
+    ('{"q": null, "limit": null}', None, args_error("/q", "type", "expected string, got null")),
+    (
+        '{"q": "", "limit": null}',
+        None,
+        args_error("/q", "minLength", "must be at least 1 character long, got 0"),
+    ),
+]
+
+
+def test_a_null_for_an_optional_property_reaches_the_handler_as_absent() -> None:
+    seen: list[dict[str, Any]] = []
+    turn = [(f"call_{i}", "notes__search", args) for i, (args, _, _) in enumerate(NULL_TABLE)]
+    model = Scripted(turn)
+    assert run(recording_session(seen), model) == "done"
+    assert model.tools[0][0].strict_json_schema is True
+    assert outputs(model) == {f"call_{i}": out for i, (_, _, out) in enumerate(NULL_TABLE)}
+    # The calls of one turn run concurrently: the handler sees them in any order.
+    assert sorted(seen, key=text) == sorted(
+        (handled for _, handled, _ in NULL_TABLE if handled is not None), key=text
+    )
 
 
 def test_names_picks_and_orders_the_tools() -> None:
@@ -309,10 +449,82 @@ def test_the_model_is_given_the_session_schemas_under_provider_names() -> None:
     assert [
         (t.name, t.description, t.parameters_json_schema, t.strict) for t in script.tools[0]
     ] == [
-        ("notes__search", "Search the notes.", QUERY, False),
-        ("explode", "Always fails.", {"type": "object"}, False),
-        ("slow", "Too slow.", {"type": "object"}, False),
+        ("notes__search", "Search the notes.", QUERY_STRICT, True),
+        ("explode", "Always fails.", NO_ARGS_STRICT, True),
+        ("slow", "Too slow.", NO_ARGS_STRICT, True),
     ]
+
+
+def test_pydantic_ais_openai_transformer_leaves_the_strict_exports_unchanged() -> None:
+    session = make_session()
+    session.on_tool("rich", description="Rich.", schema=RICH)(lambda args: 1)
+    script = Script()
+    run_pydantic_ai(session, script)
+    for tool in script.tools[0]:
+        exported = tool.parameters_json_schema
+        transformer = OpenAIJsonSchemaTransformer(copy.deepcopy(exported), strict=True)
+        assert transformer.walk() == exported
+        assert transformer.is_strict_compatible is True
+
+
+class ClaudeLike(FunctionModel):
+    """A ``FunctionModel`` that says it is an Anthropic model, as ``AnthropicModel`` does."""
+
+    @property
+    def system(self) -> str:
+        return "anthropic"
+
+
+def test_an_anthropic_model_is_given_anthropics_strict_form() -> None:
+    session = make_session()
+    session.on_tool("rich", description="Rich.", schema=RICH)(lambda args: 1)
+    script = Script()
+    agent = Agent(ClaudeLike(script), toolsets=[toolset(session)])
+    assert asyncio.run(agent.run("Go.")).output == "done"
+    assert [(t.name, t.parameters_json_schema, t.strict) for t in script.tools[0]] == [
+        ("notes__search", strict_schema(QUERY, ANTHROPIC), True),
+        ("explode", strict_schema({"type": "object"}, ANTHROPIC), True),
+        ("slow", strict_schema({"type": "object"}, ANTHROPIC), True),
+        ("rich", strict_schema(RICH, ANTHROPIC), True),
+    ]
+    # Optional properties stay optional: Anthropic's strict mode allows them.
+    assert script.tools[0][0].parameters_json_schema["required"] == ["q"]
+
+
+def test_strict_false_and_a_tool_that_cannot_be_strict_pydantic_ai() -> None:
+    script = Script()
+    run_pydantic_ai(free_map_session(), script)
+    assert [(t.name, t.parameters_json_schema, t.strict) for t in script.tools[0]] == [
+        ("notes__search", QUERY_STRICT, True),
+        ("notes__tag", FREE_MAP, False),
+    ]
+    script = Script()
+    run_pydantic_ai(free_map_session(), script, strict=False)
+    assert [(t.parameters_json_schema, t.strict) for t in script.tools[0]] == [
+        (QUERY, False),
+        (FREE_MAP, False),
+    ]
+    with pytest.raises(PedelecError) as caught:
+        toolset(free_map_session(), strict=True)
+    assert (caught.value.code, caught.value.message) == (INVALID_INPUT, NOT_STRICT)
+
+
+def test_a_null_for_an_optional_property_reaches_the_handler_as_absent_pydantic_ai() -> None:
+    seen: list[dict[str, Any]] = []
+    turn = [
+        ToolCallPart("notes__search", args, tool_call_id=f"call_{i}")
+        for i, (args, _, _) in enumerate(NULL_TABLE)
+    ]
+    # Providers whose SDK parses the arguments hand over a dict, with the null as None.
+    turn.append(ToolCallPart("notes__search", {"q": "cars", "limit": None}, tool_call_id="dict"))
+    script = Script(turn)
+    assert run_pydantic_ai(recording_session(seen), script) == "done"
+    assert script.returns() == {
+        **{f"call_{i}": out for i, (_, _, out) in enumerate(NULL_TABLE)},
+        "dict": '"ok"',
+    }
+    expected = [handled for _, handled, _ in NULL_TABLE if handled is not None]
+    assert sorted(seen, key=text) == sorted([*expected, {"q": "cars"}], key=text)
 
 
 def test_names_picks_and_orders_the_tools_pydantic_ai() -> None:
@@ -410,3 +622,53 @@ def test_importing_the_adapter_imports_no_framework() -> None:
     )
     assert completed.stdout == "\n"
     assert completed.stderr == ""
+
+
+def test_a_call_of_a_tool_the_toolset_does_not_offer_is_answered_not_raised() -> None:
+    tools: Any = toolset(make_session(), names=["explode", "notes.search"])
+
+    class Ctx:
+        tool_call_id = "call_x"
+
+    answer = asyncio.run(tools.call_tool("slow", {}, Ctx(), None))
+    assert answer == text(
+        {
+            "error": {
+                "code": "TOOL_NOT_FOUND",
+                "message": 'Unknown tool "slow". Available tools: "explode", "notes__search".',
+                "details": {"tool": "slow"},
+            }
+        }
+    )
+
+
+def test_a_call_after_a_colliding_tool_was_declared_is_answered_not_raised() -> None:
+    session = Session()
+    session.on_tool("a.b", description="T.", schema={"type": "object"})(lambda args: 1)
+    tools: Any = toolset(session)
+    session.on_tool("a__b", description="T.", schema={"type": "object"})(lambda args: 1)
+
+    class Ctx:
+        tool_call_id = "call_x"
+
+    assert json.loads(asyncio.run(tools.call_tool("a__b", "{}", Ctx(), None))) == {
+        "error": {
+            "code": "INVALID_INPUT",
+            "message": 'Tools "a.b" and "a__b" would both be sent to Pydantic AI as "a__b" '
+            '(each "." is sent as "__"); rename one of them.',
+            "details": {"tools": ["a.b", "a__b"], "providerName": "a__b"},
+        }
+    }
+
+
+def test_anthropics_caps_count_over_the_toolsets_tools() -> None:
+    session = Session()
+    for n in range(21):
+        session.on_tool(f"t{n}", description="T.", schema={"type": "object"})(lambda args: 1)
+    script = Script()
+    assert asyncio.run(Agent(ClaudeLike(script), toolsets=[toolset(session)]).run("Go.")).output
+    assert [t.strict for t in script.tools[0]] == [True] * 20 + [False]
+    # Other models have no such cap.
+    script = Script()
+    run_pydantic_ai(session, script)
+    assert [t.strict for t in script.tools[0]] == [True] * 21

@@ -218,6 +218,33 @@ BLOCKERS = [
         "branches 0 and 1 are not proven disjoint, so anyOf (the only union strict mode "
         "accepts) could accept values oneOf rejects",
     ),
+    # OpenAI's size limits (see the profiles in pedelec/adapters/_strict.py for the source).
+    (
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "enum": list(range(600))},
+                "b": {"type": "integer", "enum": list(range(401))},
+            },
+        },
+        "/properties/b",
+        "OpenAI strict mode allows 1000 enum values in one schema",
+    ),
+    (
+        {
+            "type": "object",
+            "properties": {"e": {"type": "string", "enum": [f"{i:060d}" for i in range(251)]}},
+        },
+        "/properties/e",
+        "OpenAI strict mode allows a string enum of more than 250 values 15000 characters in "
+        "all; this one has 15060",
+    ),
+    (
+        {"type": "object", "properties": {f"{i:0121d}": {"type": "boolean"} for i in range(1000)}},
+        "",
+        "OpenAI strict mode allows 120000 characters of property names and enum values in one "
+        "schema",
+    ),
 ]
 
 
@@ -412,6 +439,45 @@ def test_the_anthropic_strict_form_and_the_sdk_type() -> None:
     assert TypeAdapter(ToolParam).validate_python(tool) == tool
 
 
+def test_anthropic_keeps_only_plain_patterns() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "plain": {"type": "string", "pattern": "^[a-z]+(-[a-z]+)*$"},
+            "word": {"type": "string", "pattern": "\\bbike"},
+            "again": {"type": "string", "pattern": "(a)\\1"},
+            "ahead": {"type": "string", "pattern": "^(?!x)"},
+        },
+    }
+    assert strict_schema(schema, ANTHROPIC) == {
+        "type": "object",
+        "properties": {
+            "plain": {"type": "string", "pattern": "^[a-z]+(-[a-z]+)*$"},
+            "word": {"type": "string", "description": '(pattern: "\\\\bbike")'},
+            "again": {"type": "string", "description": '(pattern: "(a)\\\\1")'},
+            "ahead": {"type": "string", "description": '(pattern: "^(?!x)")'},
+        },
+        "required": [],
+        "additionalProperties": False,
+    }
+    # OpenAI documents no such restriction: every pattern is kept.
+    exported = strict_schema(schema)
+    assert not isinstance(exported, Blocker)
+    assert [node["anyOf"][0]["pattern"] for node in exported["properties"].values()] == [
+        "^[a-z]+(-[a-z]+)*$",
+        "\\bbike",
+        "(a)\\1",
+        "^(?!x)",
+    ]
+    # The moved pattern is still enforced on every call.
+    session = session_with(schema)
+    (result,) = anthropic_adapter.dispatch_tool_uses_sync(
+        session, [{"type": "tool_use", "id": "t1", "name": "notes__search", "input": {"word": "e"}}]
+    )
+    assert result["is_error"] is True
+    assert '"keyword":"pattern"' in result["content"]
+
+
 def _many(count: int, optional: int) -> Session:
     session = Session()
     schema = {
@@ -423,7 +489,26 @@ def _many(count: int, optional: int) -> Session:
     return session
 
 
+def _unions(count: int, unions: int) -> Session:
+    session = Session()
+    union = {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+    schema = {
+        "type": "object",
+        "properties": {f"p{i}": union for i in range(unions)},
+        "required": [f"p{i}" for i in range(unions)],
+    }
+    for n in range(count):
+        session.on_tool(f"t{n}", description="T.", schema=schema)(lambda a: a)
+    return session
+
+
 CAPS = [
+    (
+        _unions(2, 9),
+        "t1",
+        "Anthropic allows 16 union parameters (anyOf) across the strict tools of one request; "
+        "this tool has 9 and the strict tools before it 9",
+    ),
     (
         _many(3, 10),
         "t2",

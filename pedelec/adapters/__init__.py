@@ -27,6 +27,12 @@ name is longer than 64 characters, exporting raises ``PedelecError(INVALID_INPUT
 tools. Gemini's rule (a letter or ``_`` first, then ``a-zA-Z0-9_.:-``, at most 64 characters)
 takes every pedelec name short enough as it is, and MCP any name: both keep names unchanged.
 
+Strict mode: the OpenAI, Anthropic and framework exports take ``strict=True | False |
+"auto"`` (default ``"auto"``: strict wherever the schema can be translated exactly); their
+dispatchers read a ``null`` for an optional property as "absent", and every keyword a strict
+schema leaves out is still enforced. Error messages produced through an adapter name tools by
+the names that adapter exported.
+
 The two framework adapters build the framework's own tool objects, whose calls go through
 ``session.dispatch``; the framework runs the agent loop.
 

@@ -22,7 +22,7 @@ that declares no properties (a free-form map, apart from the root of a no-argume
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from pedelec._json import dumps_compact, parse_json_args, pointer
@@ -79,20 +79,68 @@ class Profile(NamedTuple):
     max_properties: int | None
     #: Limits across the strict tools of one request, or ``None``.
     caps: Caps | None = None
+    #: Most characters of property names and enum values in one schema, or ``None``.
+    max_text: int | None = None
+    #: Most enum values in one schema, or ``None``.
+    max_enum_values: int | None = None
+    #: ``(count, chars)``: a string enum of more than ``count`` values may hold at most
+    #: ``chars`` characters, or ``None``.
+    large_enum: tuple[int, int] | None = None
+    #: Whether a ``pattern`` is kept only without backreferences, lookaround and ``\b``/``\B``
+    #: (else it is moved into the description, like any keyword the provider does not take).
+    plain_patterns: bool = False
 
+
+# The provider pages these profiles follow, as read on 2026-12-01 through the search tool the
+# pedelec helpers use (which held no copy of OpenAI's own page, and of Anthropic's page only
+# its navigation; the numbers below come from the secondary pages named, which quote the
+# primary ones):
+#
+# OpenAI, "Structured model outputs", section "Supported schemas",
+# https://platform.openai.com/docs/guides/structured-outputs#supported-schemas, as transcribed
+# by "OpenAI Structured Outputs Profile",
+# https://jsonschemaprofiles.unitvectorylabs.com/schemas/openai: supported keywords ``pattern``,
+# ``format`` (strings), ``multipleOf``, ``maximum``, ``exclusiveMaximum``, ``minimum``,
+# ``exclusiveMinimum`` (numbers), ``minItems``, ``maxItems`` (arrays), ``enum``; every field
+# required; ``additionalProperties: false``; at most 5000 object properties and 10 levels of
+# nesting; at most 120,000 characters of property names, definition names, enum and const
+# values; at most 1000 enum values; a string enum of more than 250 values at most 15,000
+# characters. Of these, the Tool Args Schema subset has ``enum``, ``pattern``, ``minimum``,
+# ``maximum``, ``minItems`` and ``maxItems``; ``minLength``, ``maxLength``, ``uniqueItems``,
+# ``default`` and ``examples`` are not in the list, so they are moved.
+#
+# Anthropic, "Structured outputs", sections "JSON Schema limitations" and "Schema complexity
+# limits", https://platform.claude.com/docs/en/build-with-claude/structured-outputs (the page
+# "Strict tool use", https://platform.claude.com/docs/agents-and-tools/tool-use/strict-tool-use,
+# refers to it for the subset strict tools accept), as summarised by the LangSchema converter's
+# documentation, https://repo.hex.pm/docs/lang_schema-0.7.1.tar.gz:LangSchema.Converter.Anthropic.html,
+# and counted by Pydantic AI's ``pydantic_ai/models/_anthropic_schema_limits.py`` (installed with
+# the test extra): no ``minimum``, ``maximum``, ``multipleOf``, ``minLength``, ``maxLength``,
+# ``maxItems``, nor ``minItems`` other than 0 or 1 (moved here in every case); ``enum`` of
+# primitives; ``pattern`` without backreferences, lookaround or ``\b``; at most 20 strict tools,
+# 24 optional parameters and 16 parameters with union types (``anyOf`` or a list of types)
+# across the strict tools of one request. :func:`_cost` counts every ``anyOf`` node, a
+# superset of those parameters, so a request it allows is never over the documented cap.
+# Anthropic documents no nesting or size limit beside these; requests whose grammar is too
+# large are refused by the API with "The compiled grammar is too large", at a size it does not
+# document, which no check here can foresee.
 
 #: OpenAI Structured Outputs: strings keep ``pattern``, numbers ``minimum``/``maximum``, arrays
-#: ``minItems``/``maxItems``; up to 5000 properties and 10 levels of nesting.
+#: ``minItems``/``maxItems``; 5000 properties, 10 levels of nesting, 120,000 characters of names
+#: and enum values, 1000 enum values, 15,000 characters for a string enum past 250 values.
 OPENAI: Final = Profile(
     "OpenAI",
     frozenset({"enum", "pattern", "minimum", "maximum", "minItems", "maxItems"}),
     all_required=True,
     max_depth=10,
     max_properties=5000,
+    max_text=120_000,
+    max_enum_values=1000,
+    large_enum=(250, 15_000),
 )
-#: Anthropic strict tool use: no numeric, length or item-count constraints; optional properties
-#: stay optional, within its per-request caps: 20 strict tools, 24 optional parameters and 16
-#: union parameters across them.
+#: Anthropic strict tool use: no numeric, length or item-count constraints, patterns without
+#: backreferences, lookaround or word boundaries; optional properties stay optional, within its
+#: per-request caps: 20 strict tools, 24 optional parameters and 16 union parameters across them.
 ANTHROPIC: Final = Profile(
     "Anthropic",
     frozenset({"enum", "pattern"}),
@@ -100,6 +148,7 @@ ANTHROPIC: Final = Profile(
     max_depth=None,
     max_properties=None,
     caps=Caps(tools=20, optional=24, unions=16),
+    plain_patterns=True,
 )
 
 
@@ -152,11 +201,13 @@ def strict_schema(schema: Node, profile: Profile = OPENAI) -> dict[str, Any] | B
 
 
 class _Translate:
-    __slots__ = ("profile", "properties")
+    __slots__ = ("enum_values", "profile", "properties", "text")
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.properties = 0
+        self.text = 0
+        self.enum_values = 0
 
     def block(self, path: tuple[str | int, ...], reason: str) -> _Blocked:
         return _Blocked(Blocker(pointer(path), reason))
@@ -175,7 +226,7 @@ class _Translate:
         for key, value in node.items():
             if key in ("oneOf", "type", "properties", "required", "items", *_ANNOTATIONS):
                 continue
-            if key in self.profile.kept:
+            if key in self.profile.kept and self.keeps(key, value, path):
                 out[key] = value
             else:
                 moved.append(f"{key}: {dumps_compact(value)}")
@@ -191,6 +242,44 @@ class _Translate:
         elif kind == "object":
             self.object(node, out, path, depth + 1)
         return out
+
+    def keeps(self, key: str, value: Any, path: tuple[str | int, ...]) -> bool:
+        """Whether the provider takes this kept keyword as it is; counts what it limits."""
+        if key == "pattern":
+            return not self.profile.plain_patterns or _plain_pattern(value)
+        if key == "enum":
+            self.count_enum(value, path)
+        return True
+
+    def count_enum(self, values: list[Any], path: tuple[str | int, ...]) -> None:
+        profile = self.profile
+        chars = sum(len(v) if isinstance(v, str) else len(dumps_compact(v)) for v in values)
+        self.enum_values += len(values)
+        if profile.max_enum_values is not None and self.enum_values > profile.max_enum_values:
+            raise self.block(
+                path,
+                f"{profile.provider} strict mode allows {profile.max_enum_values} enum values "
+                "in one schema",
+            )
+        if profile.large_enum is not None:
+            count, most = profile.large_enum
+            if len(values) > count and chars > most and all(isinstance(v, str) for v in values):
+                raise self.block(
+                    path,
+                    f"{profile.provider} strict mode allows a string enum of more than {count} "
+                    f"values {most} characters in all; this one has {chars}",
+                )
+        self.add_text(chars, path)
+
+    def add_text(self, chars: int, path: tuple[str | int, ...]) -> None:
+        profile = self.profile
+        self.text += chars
+        if profile.max_text is not None and self.text > profile.max_text:
+            raise self.block(
+                path,
+                f"{profile.provider} strict mode allows {profile.max_text} characters of "
+                "property names and enum values in one schema",
+            )
 
     def object(
         self, node: Node, out: dict[str, Any], path: tuple[str | int, ...], depth: int
@@ -214,6 +303,7 @@ class _Translate:
                 f"{profile.provider} strict mode allows {profile.max_properties} properties "
                 "in one schema",
             )
+        self.add_text(sum(map(len, properties)), path)
         required = node.get("required", [])
         translated: dict[str, Any] = {}
         for key, child in properties.items():
@@ -249,11 +339,18 @@ class Exported(NamedTuple):
     blocker: Blocker | None
 
 
-def export(session: Session, profile: Profile, strict: Any) -> list[Exported]:
+def export(
+    session: Session,
+    profile: Profile,
+    strict: Any,
+    tools: Iterable[Mapping[str, Any]] | None = None,
+) -> list[Exported]:
     """The session's tools for ``profile``, strict where ``strict`` asks and the schema allows.
 
-    Tools are taken in registration order; under the provider's per-request caps, a tool that
-    would exceed what the earlier strict tools left is exported non-strict (``"auto"``).
+    Tools are taken in registration order (or the order of ``tools``, specs as
+    ``session.tool_spec`` returns them, for an export of some tools only); under the provider's
+    per-request caps, a tool that would exceed what the earlier strict tools left is exported
+    non-strict (``"auto"``).
 
     Raises:
         PedelecError: ``INVALID_INPUT`` for a bad ``strict``, or with ``strict=True`` for the
@@ -262,7 +359,7 @@ def export(session: Session, profile: Profile, strict: Any) -> list[Exported]:
     mode = check_mode(strict)
     used = Caps(0, 0, 0)
     out: list[Exported] = []
-    for tool in session.manifest()["tools"]:
+    for tool in session.manifest()["tools"] if tools is None else tools:
         schema: dict[str, Any] = tool["argsSchema"]
         if mode is False:
             out.append(Exported(tool["name"], tool["description"], schema, False, None))
@@ -337,6 +434,21 @@ def _within(profile: Profile, used: Caps, cost: Caps) -> Blocker | None:
                 f"one request; this tool has {more} and the strict tools before it {spent}",
             )
     return None
+
+
+def _plain_pattern(pattern: str) -> bool:
+    """Whether ``pattern`` uses no backreference, lookaround or word boundary."""
+    from pedelec.schema.patterns.parse import Invalid, TooComplex, Unportable, parse
+    from pedelec.schema.patterns.tree import Anchor, Backref, Look, walk
+
+    try:
+        tree = parse(pattern)
+    except (Invalid, TooComplex, Unportable):  # not in a checked schema; not plain either way
+        return False
+    return not any(
+        isinstance(node, (Backref, Look)) or (isinstance(node, Anchor) and node.kind in "bB")
+        for node in walk(tree)
+    )
 
 
 def _nullable(node: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,12 @@ arguments, a handler error or a timeout go back to the model as an answer it can
 of ending the run.
 
 Names: the SDK forwards tool names to OpenAI-style providers, which reject ``.``; names are
-sent with ``__`` as in :mod:`pedelec.adapters.openai`.
+sent with ``__`` as in :mod:`pedelec.adapters.openai`, and error messages name tools that way.
+
+Strict mode: as :func:`pedelec.adapters.openai.chat_tools` exports them, every tool whose schema
+allows it is a ``strict_json_schema=True`` tool with the exact strict form (optional properties
+nullable, a ``null`` read back as "absent" before validation), so the model's arguments are
+grammar-constrained and pedelec still enforces every keyword strict mode leaves out.
 
 The ``agents`` package (``pip install openai-agents``) is imported when :func:`function_tools`
 is called, not when this module is.
@@ -24,15 +29,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pedelec.adapters._calls import normalise_args
-from pedelec.adapters._names import name_map
+from pedelec.adapters._frameworks import answer, offered
+from pedelec.adapters._strict import OPENAI, StrictMode
 
 if TYPE_CHECKING:
     from agents import FunctionTool
 
+    from pedelec.adapters._names import NameMap
     from pedelec.session import Session
 
 __all__ = ["function_tools"]
@@ -40,60 +46,66 @@ __all__ = ["function_tools"]
 _PROVIDER = "the OpenAI Agents SDK"
 
 
-def function_tools(session: Session, *, names: Iterable[str] | None = None) -> list[FunctionTool]:
+def function_tools(
+    session: Session, *, names: Iterable[str] | None = None, strict: StrictMode = "auto"
+) -> list[FunctionTool]:
     """Return the session's tools as Agents SDK ``FunctionTool`` objects.
 
-    Each tool's ``params_json_schema`` is the tool's Tool Args Schema (a fresh copy) with
-    ``strict_json_schema=False``: OpenAI's strict mode needs every object closed with
-    ``additionalProperties: false``, which the subset does not have, and the SDK's own rewrite
-    to strict form would make optional properties required. pedelec validates every call
-    itself, so nothing the schema says goes unchecked.
+    Each tool's ``params_json_schema`` is a fresh copy of its schema: the strict form of
+    :func:`pedelec.adapters.openai.chat_tools` (every object closed and fully required, optional
+    properties nullable, keywords strict mode does not take moved into the description) with
+    ``strict_json_schema=True``, or the Tool Args Schema as declared with
+    ``strict_json_schema=False``. The SDK's own rewrite to strict form leaves the strict form
+    unchanged (it never sees a schema it would have to make lossy). A ``null`` the model sends
+    for an optional property reaches the handler as an absent property; every other value is
+    validated by pedelec against the full schema.
 
     Args:
         session: The session that runs the tools. Tools declared later are not included; call
             this again after declaring more.
         names: The session tools to include, in this order (default: all, in declaration
             order).
+        strict: ``"auto"`` (default): strict for every tool whose schema allows it (see
+            :func:`pedelec.adapters.openai.strict_problems`), non-strict for the others.
+            ``True``: strict for all, or raise. ``False``: the schemas as declared.
 
     Returns:
-        One ``FunctionTool`` per tool; its ``on_invoke_tool(ctx, args_json)`` awaits
-        ``session.dispatch(name, args_json, tool_request_id=ctx.tool_call_id)`` and returns
-        ``result.to_text()``.
+        One ``FunctionTool`` per tool; its ``on_invoke_tool(ctx, args_json)`` dispatches the
+        call through the session (``tool_request_id=ctx.tool_call_id``) and returns
+        ``result.to_text()``, with tools named as the model saw them.
 
     Raises:
         PedelecError: ``TOOL_NOT_FOUND`` for a name in ``names`` the session does not declare;
-            ``INVALID_INPUT`` when two tools would be sent under the same name or a sent name
-            is longer than 64 characters.
+            ``INVALID_INPUT`` when two tools would be sent under the same name, a sent name
+            is longer than 64 characters, ``strict`` is not ``True``/``False``/``"auto"``, or
+            ``strict=True`` and a schema cannot be strict (naming its pointer).
         ImportError: When the ``openai-agents`` package is not installed.
 
     Example:
-        >>> [tool.name for tool in function_tools(session)]
-        ['notes__search']
+        >>> [(tool.name, tool.strict_json_schema) for tool in function_tools(session)]
+        [('notes__search', True)]
     """
     from agents import FunctionTool
 
-    chosen = session.tool_names() if names is None else list(names)
-    specs = [session.tool_spec(name) for name in chosen]
-    table = name_map(chosen, _PROVIDER)
+    tools, table = offered(session, names, _PROVIDER, OPENAI, strict)
+    chosen = tuple(tool.tool for tool in tools)
     return [
         FunctionTool(
-            name=table.to_provider(spec["name"]),
-            description=spec["description"],
-            params_json_schema=spec["argsSchema"],
-            on_invoke_tool=_invoker(session, spec["name"]),
-            strict_json_schema=False,
+            name=tool.name,
+            description=tool.description,
+            params_json_schema=tool.schema,
+            on_invoke_tool=_invoker(session, chosen, table, tool.name),
+            strict_json_schema=tool.strict,
         )
-        for spec in specs
+        for tool in tools
     ]
 
 
-def _invoker(session: Session, name: str) -> Any:
+def _invoker(session: Session, chosen: Sequence[str], table: NameMap, sent: str) -> Any:
     """The ``on_invoke_tool`` of one tool: the SDK's call, answered by the session."""
 
     async def on_invoke_tool(ctx: Any, args_json: str) -> str:
         call_id = getattr(ctx, "tool_call_id", None)
-        rid = call_id if isinstance(call_id, str) and call_id else None
-        result = await session.dispatch(name, normalise_args(args_json), tool_request_id=rid)
-        return result.to_text()
+        return await answer(session, chosen, table, sent, args_json, call_id)
 
     return on_invoke_tool

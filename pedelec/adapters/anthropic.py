@@ -94,8 +94,11 @@ def tools(session: Session, strict: StrictMode = "auto") -> list[AnthropicTool]:
     A strict tool has every object closed (``additionalProperties: false``), ``oneOf`` as
     ``anyOf`` where its branches are proven disjoint, and the keywords Anthropic's strict mode
     does not take (``minimum``, ``maximum``, ``minLength``, ``maxLength``, ``minItems``,
-    ``maxItems``, ``uniqueItems``, ``default``, ``examples``) written into the description;
-    pedelec still enforces all of them on every call.
+    ``maxItems``, ``uniqueItems``, ``default``, ``examples``, and a ``pattern`` with a
+    backreference, lookaround or word boundary) written into the description; pedelec still
+    enforces all of them on every call. The limits follow Anthropic's "Structured outputs" page
+    (https://platform.claude.com/docs/en/build-with-claude/structured-outputs); the comment on
+    the profiles in :mod:`pedelec.adapters._strict` says how they were checked.
 
     Args:
         session: The session whose tools to export.

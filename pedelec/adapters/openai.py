@@ -149,7 +149,9 @@ def chat_tools(session: Session, strict: StrictMode = "auto") -> list[ChatTool]:
     nullable, and keywords strict mode does not accept (``minLength``, ``maxLength``,
     ``uniqueItems``, ``default``, ``examples``) are written into the description; the dispatch
     functions read a ``null`` for an optional property as "absent", and pedelec still
-    enforces every keyword on every call.
+    enforces every keyword on every call. The keywords and limits follow OpenAI's "Supported
+    schemas" (https://platform.openai.com/docs/guides/structured-outputs#supported-schemas);
+    the comment on the profiles in :mod:`pedelec.adapters._strict` says how they were checked.
 
     Args:
         session: The session whose tools to export.
