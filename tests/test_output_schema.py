@@ -10,6 +10,7 @@ import threading
 from typing import Any, Literal, NotRequired, TypedDict
 
 import pytest
+from pydantic import BaseModel, Field
 
 from pedelec import Limits, PedelecError, Session, ToolResult, define_tool, tool
 
@@ -389,6 +390,24 @@ POINT = {
 }
 
 
+class Plain(BaseModel):
+    name: str
+    size: int = Field(default=1, ge=0)
+
+
+class Aliased(BaseModel):
+    name: str = Field(alias="fullName")
+
+
+class Nullable(BaseModel):
+    name: str | None = None
+
+
+class Hidden(BaseModel):
+    name: str
+    secret: str = Field(exclude=True)
+
+
 def returning(annotation: Any) -> Any:
     def f() -> None:
         """F."""
@@ -503,3 +522,36 @@ def test_a_return_annotation_no_json_fits_is_still_refused() -> None:
     with pytest.raises(PedelecError) as caught:
         Session().tool(returning(bytes))
     assert caught.value.details == {"tool": "f", "field": "return"}
+
+
+def test_a_pydantic_model_return_gets_a_schema_only_when_model_dump_matches_it() -> None:
+    @tool
+    def plain() -> Plain:
+        """Plain."""
+        return Plain(name="a", size=2)
+
+    assert plain.output_schema == {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "size": {"type": "integer", "minimum": 0, "default": 1},
+        },
+        "required": ["name"],
+    }
+    assert Session(tools=[plain]).dispatch_sync("plain", {}).value == {"name": "a", "size": 2}
+    for model in (Aliased, Nullable, Hidden):
+        assert tool(returning(model)).output_schema is None
+
+
+def test_a_mismatch_on_a_very_long_path_still_fits_the_limit() -> None:
+    key = "k" * 500
+    session = Session(limits=Limits(max_result_bytes=1024))
+    node = {"type": "object", "properties": {key: {"type": "integer"}}}
+    session.on_tool("t", description="T.", schema=ARGS, output_schema=node)(echo)
+    result = session.dispatch_sync("t", {"r": {key: "x"}})
+    assert result.error is not None
+    assert (result.error.message, result.error.details) == (
+        'Tool "t" returned a result that does not match its output schema' + ENDING,
+        {"tool": "t", "errors": []},
+    )
+    assert len(result.to_text().encode()) <= 1024
