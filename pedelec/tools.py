@@ -22,7 +22,7 @@ from pedelec._definitions import (
 )
 
 if TYPE_CHECKING:
-    from pedelec.schema.types import ToolArgsSchema
+    from pedelec.schema.types import ToolArgsSchema, ToolArgsSchemaNode
 
 __all__ = ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"]
 
@@ -42,7 +42,7 @@ def define_tool(
     handler: Callable[_P, _R],
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
-    output_schema: ToolArgsSchema | None = None,
+    output_schema: ToolArgsSchemaNode | None = None,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -55,7 +55,7 @@ def define_tool(
     handler: None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
-    output_schema: ToolArgsSchema | None = None,
+    output_schema: ToolArgsSchemaNode | None = None,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -69,7 +69,7 @@ def define_tool(
     handler: Callable[..., Any] | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
-    output_schema: ToolArgsSchema | None = None,
+    output_schema: ToolArgsSchemaNode | None = None,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -125,7 +125,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
-    output_schema: ToolArgsSchema | None = None,
+    output_schema: ToolArgsSchemaNode | None = None,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -136,7 +136,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
-    output_schema: ToolArgsSchema | None = None,
+    output_schema: ToolArgsSchemaNode | None = None,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 

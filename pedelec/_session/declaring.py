@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pedelec._definitions import ToolAnnotations
     from pedelec._session.registry import Registry
     from pedelec.limits import Limits
-    from pedelec.schema.types import ToolArgsSchema
+    from pedelec.schema.types import ToolArgsSchema, ToolArgsSchemaNode
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -53,7 +53,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
-        output_schema: ToolArgsSchema | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -67,7 +67,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
-        output_schema: ToolArgsSchema | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -160,7 +160,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
-        output_schema: ToolArgsSchema | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -172,7 +172,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
-        output_schema: ToolArgsSchema | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -184,7 +184,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
-        output_schema: ToolArgsSchema | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
