@@ -23,7 +23,10 @@ def test_output_schemas_of_every_kind_type_check() -> None:
         name="n", description="N.", schema={"type": "object"}, handler=handler, output_schema=COUNT
     )
     listed = tool(
-        "l", schema={"type": "object"}, output_schema={"type": "array", "items": {"type": "string"}}
+        "l",
+        description="L.",
+        schema={"type": "object"},
+        output_schema={"type": "array", "items": {"type": "string"}},
     )(handler)
     session = Session(tools=[counted, listed])
     session.on_tool(
