@@ -245,6 +245,8 @@ class ToolDefinition(Generic[_P, _R]):
         title: A name for people (MCP's ``title``), or ``None``.
         annotations: The tool's MCP hints (``ToolAnnotations``), or ``None``; read-only by
             convention (``spec()`` returns a copy).
+        output_validator: The compiled validator of the output schema (``output_schema``),
+            or ``None`` when the tool declares none.
 
     Example:
         >>> from pedelec import Session, tool
@@ -262,12 +264,14 @@ class ToolDefinition(Generic[_P, _R]):
     """
 
     __slots__ = (
+        "_output_schema",
         "_schema",
         "annotations",
         "call_spec",
         "description",
         "handler",
         "name",
+        "output_validator",
         "prepare_args",
         "timeout_ms",
         "title",
@@ -281,6 +285,8 @@ class ToolDefinition(Generic[_P, _R]):
     title: str | None
     annotations: dict[str, bool] | None
     _schema: dict[str, Any]
+    _output_schema: dict[str, Any] | None
+    output_validator: Validator | None
     # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
     # schema, how to call the inline handler, and the typed-tool step run before validation.
     validator: Validator
@@ -303,10 +309,12 @@ class ToolDefinition(Generic[_P, _R]):
         prepare: Callable[[Any], Any] | None = None,
         title: str | None = None,
         annotations: dict[str, bool] | None = None,
+        output: tuple[dict[str, Any], Validator] | None = None,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
         self.title = title
         self.annotations = annotations
+        self._output_schema, self.output_validator = (None, None) if output is None else output
         self.name = name
         self.description = description
         self._schema = schema
@@ -327,9 +335,19 @@ class ToolDefinition(Generic[_P, _R]):
         copy: dict[str, Any] = clone_json(self._schema)
         return copy
 
+    @property
+    def output_schema(self) -> dict[str, Any] | None:
+        """A fresh copy of the tool's output schema, or ``None`` when it declares none."""
+        if self._output_schema is None:
+            return None
+        from pedelec._json import clone_json
+
+        copy: dict[str, Any] = clone_json(self._output_schema)
+        return copy
+
     def spec(self) -> dict[str, Any]:
         """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
-        "title"?, "annotations"?}``; the optional keys only when set."""
+        "title"?, "annotations"?, "outputSchema"?}``; the optional keys only when set."""
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -341,6 +359,8 @@ class ToolDefinition(Generic[_P, _R]):
             out["title"] = self.title
         if self.annotations is not None:
             out["annotations"] = dict(self.annotations)
+        if self._output_schema is not None:
+            out["outputSchema"] = self.output_schema
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -361,6 +381,7 @@ def build_definition(
     legacy: Mapping[str, Any],
     title: Any = None,
     annotations: Any = None,
+    output_schema: Any = None,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -384,7 +405,17 @@ def build_definition(
         spec,
         title=title,
         annotations=annotations,
+        output=_output(name, output_schema),
     )
+
+
+def _output(name: str, output_schema: Any) -> tuple[dict[str, Any], Validator] | None:
+    """The checked output schema (the author's copy) and its validator, or ``None``."""
+    if output_schema is None:
+        return None
+    from pedelec._output import compile_output_schema
+
+    return _own_copy(output_schema), compile_output_schema(name, output_schema)
 
 
 def _own_copy(schema: Any) -> dict[str, Any]:
@@ -405,8 +436,10 @@ def definition_from_function(
     timeout_ms: Any,
     title: Any = None,
     annotations: Any = None,
+    output_schema: Any = None,
 ) -> ToolDefinition[Any, Any]:
-    """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None."""
+    """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None
+    (and its output schema from the return annotation, unless ``output_schema`` is given)."""
     if schema is None:
         from pedelec.typed import infer_tool
 
@@ -414,6 +447,9 @@ def definition_from_function(
         timeout_ms = _check_timeout(inferred.name, timeout_ms)
         title = check_title(inferred.name, title)
         annotations = check_annotations(inferred.name, annotations)
+        output = _output(inferred.name, output_schema)
+        if output is None:
+            output = inferred.output
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -426,9 +462,12 @@ def definition_from_function(
             inferred.prepare_args if inferred.nullable else None,
             title=title,
             annotations=annotations,
+            output=output,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
-    return build_definition(name, description, schema, timeout_ms, fn, {}, title, annotations)
+    return build_definition(
+        name, description, schema, timeout_ms, fn, {}, title, annotations, output_schema
+    )

@@ -13,7 +13,8 @@ TypeScript SDK ``@kaoruisaac/pedelec``::
                   TOOL_TIMEOUT               the handler did not finish in time
                   TOOL_WORKERS_EXHAUSTED     no worker thread was free to run a sync handler
                                              (handlers that overran their timeout hold them)
-                  SUBMIT_TOOL_RESULT_FAILED  the handler returned something that is not JSON
+                  SUBMIT_TOOL_RESULT_FAILED  the handler returned something that is not JSON,
+                                             or that breaks the tool's output schema
                   TOOL_RESULT_TOO_LARGE      the result's JSON text is over Limits.max_result_bytes
                   SESSION_ENDED              the session was ended before the call
 

@@ -28,6 +28,7 @@ from pedelec._definitions import ToolDefinition
 from pedelec._handlers import HandlerSpec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._json.wire import SAFE_INT
+from pedelec._output import check_result
 from pedelec._result import ToolResult, next_request_number, ok
 from pedelec._session.declaring import Declaring
 from pedelec._session.events import PASSED, Events, SessionStatus
@@ -147,7 +148,7 @@ class Session(Declaring, Observing):
         self._max_bytes = limits.max_args_bytes
         # One lock for registration, subscriptions and end(): each takes it only briefly.
         lock = allocate_lock()
-        self._registry = Registry(lock, limits.max_pattern_length)
+        self._registry = Registry(lock, limits.max_pattern_length, limits.max_result_bytes)
         self._events = Events(lock, limits.max_result_bytes)
         self._runner = Runner(
             session_id,
@@ -274,11 +275,13 @@ class Session(Declaring, Observing):
         name = entry.name
         runner = self._runner
         if spec.is_async:
-            return private_loop().run_until_complete(  # type: ignore[no-any-return]
+            result: ToolResult = private_loop().run_until_complete(
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
             )
+            return result if entry.plain else self._checked(entry, result)
         if self._sync_worker:
-            return runner.run_blocking(name, rid, spec, args, turn_id, timeout_ms)
+            result = runner.run_blocking(name, rid, spec, args, turn_id, timeout_ms)
+            return result if entry.plain else self._checked(entry, result)
         # The inline runner: a sync handler runs here, in the calling thread. This block is the
         # whole overhead of a trivial call, so it is written out rather than split into helpers.
         fn = spec.args_only
@@ -317,13 +320,16 @@ class Session(Declaring, Observing):
             overdue = None
             if monotonic() - start > timeout_ms / 1000 or runner.ended:
                 overdue = Overdue(timeout_ms, ctx, runner.ended)
-            elif raised is None and (
-                value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT)
+            elif (
+                raised is None
+                and entry.plain
+                and (value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT))
             ):
                 # settle's first case, without the calls: a result no wire rule or size bound
                 # can touch (text and big ints go through settle, which checks them)
                 return ok(name, rid, value)
-            return settle(name, rid, value, raised, runner.events, overdue)
+            result = settle(name, rid, value, raised, runner.events, overdue)
+            return result if entry.plain else self._checked(entry, result)
         finally:
             if watched:
                 runner.leave()
@@ -382,8 +388,16 @@ class Session(Declaring, Observing):
             return prepared
         entry, args, spec, timeout_ms = prepared
         if spec.is_async:
-            return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
-        return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)
+            result = await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
+        else:
+            result = await self._runner.run_threaded(
+                entry.name, rid, spec, args, turn_id, timeout_ms
+            )
+        return result if entry.plain else self._checked(entry, result)
+
+    def _checked(self, entry: Entry, result: ToolResult) -> ToolResult:
+        """``result``, checked against the tool's output schema (a tool that is not plain)."""
+        return check_result(entry.output, result, self._events, self._limits.max_errors)
 
     def _prepare(
         self, name: Any, args: Any, rid: str | int, owned: bool = False

@@ -363,6 +363,7 @@ def test_typed_session_tool() -> None:
             "required": ["text"],
         },
         "timeoutMs": 10,
+        "outputSchema": {"type": "string"},  # from -> str
     }
     assert session.off_tool("greet", greet) is True
     assert session.dispatch_sync("greet", {"name": "x"}).error.code == "TOOL_HANDLER_NOT_FOUND"  # type: ignore[union-attr]

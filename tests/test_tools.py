@@ -325,6 +325,7 @@ def test_tool_decorator_infers_schema_without_schema() -> None:
             },
             "required": ["value"],
         },
+        "outputSchema": {"type": "integer"},  # from -> int
     }
     assert scale(3) == 6
     session = Session(tools=[scale])

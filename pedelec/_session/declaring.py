@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pedelec._definitions import ToolAnnotations
     from pedelec._session.registry import Registry
     from pedelec.limits import Limits
-    from pedelec.schema.types import ToolArgsSchema
+    from pedelec.schema.types import ToolArgsSchema, ToolArgsSchemaNode
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -53,6 +53,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -66,6 +67,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -83,6 +85,9 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
             title: A name for people, MCP's ``title`` (only with ``schema=``).
             annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
+            output_schema: A Tool Args Schema node of any kind the handler's every result must
+                match (only with ``schema=``); a result that does not is
+                ``SUBMIT_TOOL_RESULT_FAILED``, reported to ``on_error``.
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -108,6 +113,13 @@ class Declaring:
         if legacy:
             raise TypeError(f"on_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
         if schema is None:
+            if output_schema is not None:
+                raise PedelecError(
+                    INVALID_INPUT,
+                    f'Tool "{name}": output_schema only applies when declaring the tool with '
+                    "schema= (a tool's results are checked whichever handler answers).",
+                    {"tool": name, "field": "output_schema"},
+                )
             if any(x is not None for x in (description, timeout_ms, title, annotations)):
                 raise PedelecError(
                     INVALID_INPUT,
@@ -128,7 +140,9 @@ class Declaring:
         def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
             self._registry.add(
-                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
+                build_definition(
+                    name, text, schema, timeout_ms, fn, {}, title, annotations, output_schema
+                )
             )
             return fn
 
@@ -146,6 +160,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -157,6 +172,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -168,6 +184,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        output_schema: ToolArgsSchemaNode | None = None,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -181,6 +198,9 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (default: 60 000).
             title: A name for people, MCP's ``title``; optional.
             annotations: MCP hints, ``ToolAnnotations``; optional.
+            output_schema: The schema every result must match (default: inferred from the
+                return annotation where the subset describes it; ``-> None`` and unannotated
+                returns have none).
 
         Returns:
             The function, or a decorator that returns it.
@@ -200,7 +220,9 @@ class Declaring:
         """
         if callable(target):
             self._registry.add(
-                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
+                definition_from_function(
+                    target, None, None, None, timeout_ms, title, annotations, output_schema
+                )
             )
             return target
         if target is not None:
@@ -209,7 +231,7 @@ class Declaring:
         def declare(fn: _F) -> _F:
             self._registry.add(
                 definition_from_function(
-                    fn, name, description, None, timeout_ms, title, annotations
+                    fn, name, description, None, timeout_ms, title, annotations, output_schema
                 )
             )
             return fn
@@ -282,7 +304,7 @@ class Declaring:
 
     def tool_spec(self, name: str) -> dict[str, Any]:
         """One tool as ``{"name", "description", "argsSchema", "timeoutMs"?, "title"?,
-        "annotations"?}`` (a fresh copy; the optional keys only when set).
+        "annotations"?, "outputSchema"?}`` (a fresh copy; the optional keys only when set).
 
         Raises:
             PedelecError: ``TOOL_NOT_FOUND`` when no such tool is declared.
@@ -307,7 +329,8 @@ class Declaring:
 
         Returns:
             ``{"guidance": str, "tools": [{"name", "description", "argsSchema",
-            "timeoutMs"?}]}``; ``timeoutMs`` only for tools that set one. No handlers.
+            "timeoutMs"?, "title"?, "annotations"?, "outputSchema"?}]}``; the optional keys
+            only for tools that set them. No handlers.
 
         Example:
             >>> from pedelec import Session
@@ -332,7 +355,8 @@ class Declaring:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
         The manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema",
-        "timeoutMs"?}]}`` (the TypeScript SDK's ``tools.json`` shape; a bare list of tools is
+        "timeoutMs"?, "title"?, "annotations"?, "outputSchema"?}]}`` (the TypeScript SDK's
+        ``tools.json`` shape, plus pedelec's optional MCP metadata; a bare list of tools is
         accepted too). Every schema is checked: a keyword outside the subset is an error naming
         the tool and the pointer, never silently dropped. Attach handlers afterwards with
         ``@session.on_tool(name)``.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 from pedelec._args import lenient_types
 from pedelec._definitions import ToolDefinition, compile_tool_schema
 from pedelec.errors import INVALID_INPUT, PedelecError
-from pedelec.limits import DEFAULT_LIMITS, DEFAULT_TIMEOUT_MS
+from pedelec.limits import DEFAULT_LIMITS, DEFAULT_MAX_RESULT_BYTES, DEFAULT_TIMEOUT_MS
 
 if TYPE_CHECKING:
     from pedelec._handlers import HandlerSpec
@@ -32,13 +32,20 @@ class Entry:
         "lenient",
         "name",
         "named",
+        "output",
+        "plain",
         "prepare",
         "takes_timeout",
         "timeout_ms",
         "validator",
     )
 
-    def __init__(self, definition: ToolDefinition[Any, Any], validator: Validator) -> None:
+    def __init__(
+        self,
+        definition: ToolDefinition[Any, Any],
+        validator: Validator,
+        output: Validator | None = None,
+    ) -> None:
         self.definition = definition
         self.name = definition.name
         self.validator = validator
@@ -51,17 +58,24 @@ class Entry:
         # A schema that declares its own ``timeoutMs`` keeps it as an ordinary argument.
         self.takes_timeout = "timeoutMs" in props
         self.lenient = lenient_types(props)
+        #: The output schema's validator, run on every successful result (``pedelec._output``).
+        self.output = output
+        #: No per-call extra (no output schema): the dispatcher's fast paths apply as they are.
+        self.plain = output is None
 
 
 @final
 class Registry:
     """The declared tools of one session, in declaration order, and the fallback handler."""
 
-    __slots__ = ("_lock", "_pattern_limit", "_tools", "fallback", "get")
+    __slots__ = ("_lock", "_pattern_limit", "_result_limit", "_tools", "fallback", "get")
 
-    def __init__(self, lock: Any, max_pattern_length: int) -> None:
+    def __init__(
+        self, lock: Any, max_pattern_length: int, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
+    ) -> None:
         self._lock = lock
         self._pattern_limit = max_pattern_length
+        self._result_limit = max_result_bytes
         self._tools: dict[str, Entry] = {}
         self.fallback: HandlerSpec | None = None
         #: The entry of a tool name, or ``None`` (raises ``TypeError`` for an unhashable name).
@@ -76,7 +90,13 @@ class Registry:
         validator = definition.validator
         if self._pattern_limit != DEFAULT_LIMITS.max_pattern_length:
             validator = compile_tool_schema(definition.name, definition.schema, self._pattern_limit)
-        entry = Entry(definition, validator)
+        output = definition.output_validator
+        if output is not None and self._result_limit > DEFAULT_MAX_RESULT_BYTES:
+            # A longer result string is no mismatch for its length: its pattern is matched too.
+            from pedelec._output import compile_output_schema
+
+            output = compile_output_schema(definition.name, output.schema, self._result_limit)
+        entry = Entry(definition, validator, output)
         with self._lock:
             if entry.name not in self._tools:
                 self._tools[entry.name] = entry

@@ -46,13 +46,15 @@ INVALID_PARAMS: Final = -32602
 
 
 class McpTool(TypedDict):
-    """A tool as ``tools/list`` returns it; ``title`` and ``annotations`` only when set."""
+    """A tool as ``tools/list`` returns it; ``title``, ``annotations`` and ``outputSchema``
+    only when set."""
 
     name: str
     description: str
     inputSchema: dict[str, Any]
     title: NotRequired[str]
     annotations: NotRequired[dict[str, bool]]
+    outputSchema: NotRequired[dict[str, Any]]
 
 
 class TextContent(TypedDict):
@@ -66,7 +68,7 @@ class CallToolResult(TypedDict):
     """The result of ``tools/call``."""
 
     content: list[TextContent]
-    structuredContent: NotRequired[dict[str, Any]]
+    structuredContent: NotRequired[Any]
     isError: bool
 
 
@@ -81,14 +83,18 @@ class ProtocolError(TypedDict):
 def tools(session: Session) -> list[McpTool]:
     """Return the session's tools in the ``tools/list`` format.
 
-    Each schema is a fresh copy; names are kept as they are.
+    Each schema is a fresh copy; names are kept as they are. A tool's output schema is its
+    ``outputSchema``: as it is when it is an object node, else wrapped as
+    ``{"type": "object", "properties": {"result": schema}, "required": ["result"]}``, since MCP
+    (through 2025-11-25) allows only object output schemas; its results then carry
+    ``structuredContent`` ``{"result": value}`` (see :func:`call_tool_result`).
 
     Args:
         session: The session whose tools to export.
 
     Returns:
-        ``[{"name", "description", "inputSchema", "title"?, "annotations"?}, ...]`` in
-        registration order.
+        ``[{"name", "description", "inputSchema", "title"?, "annotations"?, "outputSchema"?},
+        ...]`` in registration order.
 
     Example:
         >>> tools(session)[0]["inputSchema"]["type"]
@@ -105,6 +111,10 @@ def tools(session: Session) -> list[McpTool]:
             entry["title"] = tool["title"]
         if "annotations" in tool:
             entry["annotations"] = tool["annotations"]
+        if "outputSchema" in tool:
+            from pedelec._output import mcp_output_schema
+
+            entry["outputSchema"] = mcp_output_schema(tool["outputSchema"])
         listed.append(entry)
     return listed
 
@@ -152,16 +162,20 @@ def unknown_cursor(cursor: str) -> ProtocolError:
     }
 
 
-def call_tool_result(result: ToolResult) -> CallToolResult:
+def call_tool_result(result: ToolResult, session: Session | None = None) -> CallToolResult:
     """Format a :class:`~pedelec.ToolResult` as a ``tools/call`` result.
 
     The content is one text block holding the JSON text of the result (or of the error
-    envelope). A successful result whose value is a JSON object is also given as
-    ``structuredContent``. Every error envelope, ``TOOL_ARGS_INVALID`` included, sets
-    ``isError`` so the model sees the message and can correct its call.
+    envelope), which MCP recommends beside structured content for clients that read only text.
+    A successful result whose value is a JSON object is also given as ``structuredContent``;
+    given the ``session``, a result of a tool whose output schema is not an object node is given
+    as ``{"result": value}``, as that tool's ``outputSchema`` in :func:`tools` says. Every error
+    envelope, ``TOOL_ARGS_INVALID`` included, sets ``isError`` so the model sees the message
+    and can correct its call.
 
     Args:
         result: What ``session.dispatch`` returned.
+        session: The session that ran the call, to find the tool's output schema.
 
     Returns:
         ``{"content": [{"type": "text", "text"}], "structuredContent"?, "isError"}``.
@@ -184,9 +198,22 @@ def call_tool_result(result: ToolResult) -> CallToolResult:
         "content": [{"type": "text", "text": text}],
         "isError": result.is_error,
     }
-    if not result.is_error and isinstance(result.value, dict):
-        out["structuredContent"] = result.value
+    if not result.is_error:
+        output = None if session is None else _output_schema(session, result.tool)
+        if output is not None:
+            from pedelec._output import structured_content
+
+            out["structuredContent"] = structured_content(output, result.value)
+        elif isinstance(result.value, dict):
+            out["structuredContent"] = result.value
     return out
+
+
+def _output_schema(session: Session, name: str) -> dict[str, Any] | None:
+    """The output schema of the session's tool ``name`` (not a copy: only read), or ``None``."""
+    entry = session._registry.get(name)
+    output = None if entry is None else entry.output
+    return None if output is None else output.schema
 
 
 def _cancelled_by_caller(exc: BaseException) -> bool:
@@ -261,7 +288,7 @@ async def dispatch_tool_call(
             'pedelec: the call of tool "%s" raised out of dispatch', name, exc_info=exc
         )
         result = handler_failed(name if isinstance(name, str) else str(name), "", exc)
-    return call_tool_result(result)
+    return call_tool_result(result, session)
 
 
 def dispatch_tool_call_sync(

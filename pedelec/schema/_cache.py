@@ -19,7 +19,7 @@ __all__ = ["CACHE_SIZE", "clear", "compiled"]
 #: process without limit (the oldest entry goes first).
 CACHE_SIZE: Final = 2048
 
-_validators: dict[tuple[str, int], Validator] = {}
+_validators: dict[tuple[str, int, bool], Validator] = {}
 _lock: Any = None
 
 
@@ -34,16 +34,17 @@ def _get_lock() -> Any:
     return _lock
 
 
-def compiled(schema: Any, max_pattern_length: int) -> Validator:
-    """The checked, compiled and cached validator of ``schema``.
+def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validator:
+    """The checked, compiled and cached validator of ``schema`` (``root=False``: any node kind,
+    as an output schema may be; ``check.checked``).
 
     Raises:
         Invalid: (from ``check``) at the first rule the schema breaks, with its path as parts.
     """
     try:
-        key = (dumps_canonical(clone_json(schema)), max_pattern_length)
+        key = (dumps_canonical(clone_json(schema)), max_pattern_length, root)
     except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
-        checked(schema)  # raises Invalid with the path of the bad value
+        checked(schema, root)  # raises Invalid with the path of the bad value
         raise  # pragma: no cover - checked always raises for such input
     validator = _validators.get(key)
     if validator is not None:
@@ -51,7 +52,8 @@ def compiled(schema: Any, max_pattern_length: int) -> Validator:
     with _get_lock():
         validator = _validators.get(key)
         if validator is None:
-            validator = compile_node(checked(schema), max_pattern_length=max_pattern_length)
+            node = checked(schema, root)
+            validator = compile_node(node, max_pattern_length=max_pattern_length)
             if len(_validators) >= CACHE_SIZE:
                 del _validators[next(iter(_validators))]
             _validators[key] = validator

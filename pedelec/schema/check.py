@@ -311,14 +311,16 @@ def _check_node(node: Any, *, tool: str | None = None) -> dict[str, Any]:
     return result
 
 
-def checked(schema: Any) -> dict[str, Any]:
+def checked(schema: Any, root: bool = True) -> dict[str, Any]:
     """``check_schema`` for callers inside pedelec: the first broken rule raises ``Invalid``.
+
+    ``root=False`` checks a node of any kind (an output schema), without the root object rule.
 
     Raises:
         Invalid: with the path as a tuple of parts, the keyword and the clause.
     """
     clone = _clone(schema)
-    bad = _root_problem(clone) or _unsendable(clone)
+    bad = (_root_problem(clone) if root else None) or _unsendable(clone)
     if bad is not None:
         raise bad
     _walk(clone)

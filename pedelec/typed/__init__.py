@@ -22,6 +22,8 @@ Annotation → node (DESIGN §8, issue 5):
 | ``ToolCallContext`` | (left out of the schema) | the call's context |
 
 Parameters with a default are not required; the default (as JSON) becomes ``default``.
+The return annotation gives the tool's output schema by the same table, where it can
+(``pedelec.typed.output``).
 
 **null**: the subset has no null type, so a schema never allows ``null``. For a parameter whose
 annotation accepts ``None`` (``T | None``, or a ``None`` default), ``InferredTool.prepare_args``
@@ -53,6 +55,7 @@ from pedelec.limits import DEFAULT_MAX_PATTERN_LENGTH
 from pedelec.typed.convert import Convert
 from pedelec.typed.docstrings import parse_docstring
 from pedelec.typed.hints import Unresolved, resolve_hints, strip_none
+from pedelec.typed.output import infer_output
 from pedelec.typed.shapes import Builder
 
 if TYPE_CHECKING:
@@ -76,9 +79,11 @@ class InferredTool:
         validator: The compiled validator of ``schema`` (from the ``compile_schema`` cache), so
             registration does not check and compile the schema a second time.
         nullable: Names of the parameters whose annotation accepts ``None``.
+        output: The output schema inferred from the return annotation and its validator, or
+            ``None`` when the annotation gives none (see ``pedelec.typed.output``).
     """
 
-    __slots__ = ("description", "handler", "name", "nullable", "schema", "validator")
+    __slots__ = ("description", "handler", "name", "nullable", "output", "schema", "validator")
 
     name: str
     description: str
@@ -86,6 +91,7 @@ class InferredTool:
     handler: HandlerSpec
     validator: Validator
     nullable: frozenset[str]
+    output: tuple[dict[str, Any], Validator] | None
 
     def __init__(
         self,
@@ -95,6 +101,7 @@ class InferredTool:
         handler: HandlerSpec,
         validator: Validator,
         nullable: frozenset[str] = frozenset(),
+        output: tuple[dict[str, Any], Validator] | None = None,
     ) -> None:
         self.name = name
         self.description = description
@@ -102,6 +109,7 @@ class InferredTool:
         self.handler = handler
         self.validator = validator
         self.nullable = nullable
+        self.output = output
 
     def prepare_args(self, args: dict[str, Any]) -> dict[str, Any]:
         """Treat an explicit ``null`` for a parameter that accepts ``None`` as an absent key.
@@ -254,7 +262,8 @@ def infer_tool(
     call = _make_call(fn, tuple(plan), ctx_name)
     call = _with_result(call, _result_convert(tool, hints), is_async_callable(fn))
     handler = HandlerSpec(call, is_async_callable(fn), fn)
-    return InferredTool(tool, description, schema, handler, validator, frozenset(nullable))
+    output = infer_output(tool, hints)
+    return InferredTool(tool, description, schema, handler, validator, frozenset(nullable), output)
 
 
 def _annotated_callable(fn: Callable[..., Any]) -> Any:
