@@ -195,6 +195,18 @@ def check_annotations(name: str, annotations: Any) -> dict[str, bool] | None:
     return out or None
 
 
+def check_requires_approval(name: str, requires_approval: Any) -> Any:
+    """Check a tool's ``requires_approval``: ``True``, ``False`` or a callable ``(args, ctx)``."""
+    if type(requires_approval) is bool or callable(requires_approval):
+        return requires_approval
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: requires_approval must be True, False or a function (args, ctx) -> "
+        f"bool, got {type(requires_approval).__name__}.",
+        {"tool": name, "field": "requires_approval"},
+    )
+
+
 def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
     """The error for the TypeScript SDK's old ``input`` field."""
     return PedelecError(
@@ -245,6 +257,8 @@ class ToolDefinition(Generic[_P, _R]):
         title: A name for people (MCP's ``title``), or ``None``.
         annotations: The tool's MCP hints (``ToolAnnotations``), or ``None``; read-only by
             convention (``spec()`` returns a copy).
+        requires_approval: ``True`` when every call needs a person's approval before it runs,
+            a function ``(args, ctx) -> bool`` deciding per call, or ``False``.
 
     Example:
         >>> from pedelec import Session, tool
@@ -269,6 +283,7 @@ class ToolDefinition(Generic[_P, _R]):
         "handler",
         "name",
         "prepare_args",
+        "requires_approval",
         "timeout_ms",
         "title",
         "validator",
@@ -280,6 +295,7 @@ class ToolDefinition(Generic[_P, _R]):
     handler: Callable[_P, _R] | None
     title: str | None
     annotations: dict[str, bool] | None
+    requires_approval: bool | Callable[[Any, Any], Any]
     _schema: dict[str, Any]
     # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
     # schema, how to call the inline handler, and the typed-tool step run before validation.
@@ -303,8 +319,10 @@ class ToolDefinition(Generic[_P, _R]):
         prepare: Callable[[Any], Any] | None = None,
         title: str | None = None,
         annotations: dict[str, bool] | None = None,
+        requires_approval: Any = False,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
+        self.requires_approval = requires_approval
         self.title = title
         self.annotations = annotations
         self.name = name
@@ -329,7 +347,11 @@ class ToolDefinition(Generic[_P, _R]):
 
     def spec(self) -> dict[str, Any]:
         """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
-        "title"?, "annotations"?}``; the optional keys only when set."""
+        "title"?, "annotations"?, "requiresApproval"?}``; the optional keys only when set.
+
+        A per-call ``requires_approval`` function cannot be written down: it is written as
+        ``"requiresApproval": true``, so a session built from the manifest asks for every call.
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -341,6 +363,8 @@ class ToolDefinition(Generic[_P, _R]):
             out["title"] = self.title
         if self.annotations is not None:
             out["annotations"] = dict(self.annotations)
+        if self.requires_approval is not False:
+            out["requiresApproval"] = True
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -361,6 +385,7 @@ def build_definition(
     legacy: Mapping[str, Any],
     title: Any = None,
     annotations: Any = None,
+    requires_approval: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -372,6 +397,7 @@ def build_definition(
     timeout_ms = _check_timeout(name, timeout_ms)
     title = check_title(name, title)
     annotations = check_annotations(name, annotations)
+    requires_approval = check_requires_approval(name, requires_approval)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
@@ -384,6 +410,7 @@ def build_definition(
         spec,
         title=title,
         annotations=annotations,
+        requires_approval=requires_approval,
     )
 
 
@@ -405,6 +432,7 @@ def definition_from_function(
     timeout_ms: Any,
     title: Any = None,
     annotations: Any = None,
+    requires_approval: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None."""
     if schema is None:
@@ -414,6 +442,7 @@ def definition_from_function(
         timeout_ms = _check_timeout(inferred.name, timeout_ms)
         title = check_title(inferred.name, title)
         annotations = check_annotations(inferred.name, annotations)
+        requires_approval = check_requires_approval(inferred.name, requires_approval)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -426,9 +455,12 @@ def definition_from_function(
             inferred.prepare_args if inferred.nullable else None,
             title=title,
             annotations=annotations,
+            requires_approval=requires_approval,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
-    return build_definition(name, description, schema, timeout_ms, fn, {}, title, annotations)
+    return build_definition(
+        name, description, schema, timeout_ms, fn, {}, title, annotations, requires_approval
+    )

@@ -25,7 +25,8 @@ __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_ma
 
 #: The keys of a manifest tool entry the port reads (the TypeScript SDK's
 #: ``SerializableToolManifest``), plus an optional handler and the port's optional MCP
-#: metadata (``title``, ``annotations``: DESIGN §10); any other key is ignored.
+#: metadata (``title``, ``annotations``, ``requiresApproval``: DESIGN §10); any other key is
+#: ignored.
 ENTRY_KEYS: Final = (
     "name",
     "description",
@@ -34,6 +35,7 @@ ENTRY_KEYS: Final = (
     "handler",
     "title",
     "annotations",
+    "requiresApproval",
 )
 
 
@@ -184,4 +186,5 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
         {},
         item.get("title"),
         item.get("annotations"),
+        item.get("requiresApproval", False),
     )

@@ -22,6 +22,7 @@ from pedelec._definitions import (
 )
 
 if TYPE_CHECKING:
+    from pedelec.approval import RequiresApproval
     from pedelec.schema.types import ToolArgsSchema
 
 __all__ = ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"]
@@ -42,6 +43,7 @@ def define_tool(
     handler: Callable[_P, _R],
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -54,6 +56,7 @@ def define_tool(
     handler: None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -67,6 +70,7 @@ def define_tool(
     handler: Callable[..., Any] | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -81,6 +85,9 @@ def define_tool(
         title: A name for people (MCP's ``title``); optional.
         annotations: MCP hints (``ToolAnnotations``: ``readOnlyHint``, ``destructiveHint``,
             ``idempotentHint``, ``openWorldHint``, each a bool); optional.
+        requires_approval: ``True`` when every call needs a person's approval (after its args
+            are validated, before the handler runs), or a function ``(args, ctx) -> bool``
+            deciding per call; see ``Session(approver=...)`` and ``Session.resume``.
 
     Returns:
         A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
@@ -103,7 +110,15 @@ def define_tool(
     if schema is _NO_SCHEMA and "input" not in legacy:
         raise TypeError("define_tool() missing 1 required keyword-only argument: 'schema'")
     return build_definition(
-        name, description, schema, timeout_ms, handler, legacy, title, annotations
+        name,
+        description,
+        schema,
+        timeout_ms,
+        handler,
+        legacy,
+        title,
+        annotations,
+        requires_approval,
     )
 
 
@@ -119,6 +134,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    requires_approval: RequiresApproval = False,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -129,6 +145,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    requires_approval: RequiresApproval = False,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 
@@ -144,6 +161,8 @@ def tool(
         timeout_ms: The tool's timeout in milliseconds (default: 60 000).
         title: A name for people (MCP's ``title``); optional.
         annotations: MCP hints (``ToolAnnotations``); optional.
+        requires_approval: ``True``, or a function ``(args, ctx) -> bool``: the call needs a
+            person's approval before it runs (see ``define_tool``).
 
     Returns:
         A decorator that returns the ``ToolDefinition``, which stays callable like the function.
@@ -167,7 +186,7 @@ def tool(
 
     def decorate(fn: Callable[_P, _R]) -> ToolDefinition[_P, _R]:
         return definition_from_function(
-            fn, name, description, schema, timeout_ms, title, annotations
+            fn, name, description, schema, timeout_ms, title, annotations, requires_approval
         )
 
     return decorate

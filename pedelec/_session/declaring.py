@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pedelec._definitions import ToolAnnotations
     from pedelec._session.registry import Registry
+    from pedelec.approval import Approver, RequiresApproval
     from pedelec.limits import Limits
     from pedelec.schema.types import ToolArgsSchema
 
@@ -53,6 +54,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        requires_approval: RequiresApproval = False,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -66,6 +68,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        requires_approval: RequiresApproval = False,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -83,6 +86,8 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
             title: A name for people, MCP's ``title`` (only with ``schema=``).
             annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
+            requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
+                person's approval before it runs (only with ``schema=``; see ``resume``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -115,6 +120,13 @@ class Declaring:
                     "when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
+            if requires_approval is not False:
+                raise PedelecError(
+                    INVALID_INPUT,
+                    f'Tool "{name}": requires_approval only applies when declaring the tool with '
+                    "schema=.",
+                    {"tool": name, "field": "schema"},
+                )
             self._registry.require(name)
 
             def attach(fn: _F) -> _F:
@@ -128,7 +140,9 @@ class Declaring:
         def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
             self._registry.add(
-                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
+                build_definition(
+                    name, text, schema, timeout_ms, fn, {}, title, annotations, requires_approval
+                )
             )
             return fn
 
@@ -146,6 +160,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -157,6 +172,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -168,6 +184,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -181,6 +198,8 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (default: 60 000).
             title: A name for people, MCP's ``title``; optional.
             annotations: MCP hints, ``ToolAnnotations``; optional.
+            requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
+                person's approval before it runs (see ``resume``).
 
         Returns:
             The function, or a decorator that returns it.
@@ -200,7 +219,9 @@ class Declaring:
         """
         if callable(target):
             self._registry.add(
-                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
+                definition_from_function(
+                    target, None, None, None, timeout_ms, title, annotations, requires_approval
+                )
             )
             return target
         if target is not None:
@@ -209,7 +230,7 @@ class Declaring:
         def declare(fn: _F) -> _F:
             self._registry.add(
                 definition_from_function(
-                    fn, name, description, None, timeout_ms, title, annotations
+                    fn, name, description, None, timeout_ms, title, annotations, requires_approval
                 )
             )
             return fn
@@ -328,6 +349,7 @@ class Declaring:
         sync_dispatch: Literal["inline", "worker"] = "inline",
         executor: Executor | None = None,
         max_workers: int | None = None,
+        approver: Approver | None = None,
     ) -> Self:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
@@ -361,4 +383,5 @@ class Declaring:
             sync_dispatch=sync_dispatch,
             executor=executor,
             max_workers=max_workers,
+            approver=approver,
         )

@@ -27,11 +27,13 @@ class Entry:
     """One registered tool of one session (the definition plus this session's handlers)."""
 
     __slots__ = (
+        "approval",
         "definition",
         "inline",
         "lenient",
         "name",
         "named",
+        "plain",
         "prepare",
         "takes_timeout",
         "timeout_ms",
@@ -51,6 +53,10 @@ class Entry:
         # A schema that declares its own ``timeoutMs`` keeps it as an ordinary argument.
         self.takes_timeout = "timeoutMs" in props
         self.lenient = lenient_types(props)
+        #: ``True``, ``False`` or the per-call ``(args, ctx) -> bool`` of ``requires_approval``.
+        self.approval = definition.requires_approval
+        #: No per-call extra (approval, ...): the dispatcher runs the handler straight away.
+        self.plain: bool = self.approval is False
 
 
 @final

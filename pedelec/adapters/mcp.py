@@ -81,7 +81,9 @@ class ProtocolError(TypedDict):
 def tools(session: Session) -> list[McpTool]:
     """Return the session's tools in the ``tools/list`` format.
 
-    Each schema is a fresh copy; names are kept as they are.
+    Each schema is a fresh copy; names are kept as they are. A tool declared
+    ``requires_approval`` is listed with ``destructiveHint: true`` unless its annotations set
+    ``destructiveHint`` themselves or say ``readOnlyHint: true``.
 
     Args:
         session: The session whose tools to export.
@@ -105,6 +107,12 @@ def tools(session: Session) -> list[McpTool]:
             entry["title"] = tool["title"]
         if "annotations" in tool:
             entry["annotations"] = tool["annotations"]
+        if tool.get("requiresApproval"):
+            # A call a person must approve is one a client should treat with care, unless the
+            # tool's own hints say how it behaves.
+            hints = entry.get("annotations", {})
+            if "destructiveHint" not in hints and not hints.get("readOnlyHint"):
+                entry["annotations"] = {**hints, "destructiveHint": True}
         listed.append(entry)
     return listed
 
