@@ -691,3 +691,55 @@ def test_mcp_lists_a_tool_needing_approval_as_destructive(
     (entry,) = mcp_adapter.tools(wiper.session)
     assert entry["annotations"] == listed
     assert wiper.session.tool_spec("wipe").get("annotations") == annotations
+
+
+# --- limits and manifests -----------------------------------------------------------------------
+
+
+def test_the_approval_limits_have_documented_defaults_and_are_checked() -> None:
+    from pedelec.limits import (
+        DEFAULT_APPROVAL_TIMEOUT_MS,
+        DEFAULT_LIMITS,
+        DEFAULT_MAX_PENDING_APPROVALS,
+        MAX_TIMEOUT_MS,
+    )
+
+    assert (DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_MAX_PENDING_APPROVALS) == (900_000, 100)
+    assert (DEFAULT_LIMITS.approval_timeout_ms, DEFAULT_LIMITS.max_pending_approvals) == (
+        900_000,
+        100,
+    )
+    for name in ("approval_timeout_ms", "max_pending_approvals"):
+        for bad in (0, -1, 1.5, True):
+            with pytest.raises(PedelecError) as caught:
+                Limits(**{name: bad})
+            assert caught.value.to_dict() == {
+                "code": "INVALID_INPUT",
+                "message": f"Limits({name}=...) must be a positive integer, got {bad!r}.",
+                "details": {"limit": name},
+            }
+    with pytest.raises(PedelecError) as caught:
+        Limits(approval_timeout_ms=MAX_TIMEOUT_MS + 1)
+    assert caught.value.to_dict() == {
+        "code": "INVALID_INPUT",
+        "message": f"Limits(approval_timeout_ms=...) may be at most {MAX_TIMEOUT_MS} "
+        "(pedelec.limits.MAX_TIMEOUT_MS), the longest timeout a tool may declare, got "
+        f"{MAX_TIMEOUT_MS + 1}.",
+        "details": {"limit": "approval_timeout_ms"},
+    }
+
+
+def test_from_manifest_takes_an_approver() -> None:
+    session = Session.from_manifest(
+        {"tools": [{"name": "wipe", "description": "W.", "argsSchema": WIPE}]},
+        approver=_sync(Denied("No.")),
+    )
+    session.on_tool("wipe")(lambda args: "wiped")
+    assert session.tool_spec("wipe").get("requiresApproval") is None
+    assert session.dispatch_sync("wipe", {"disk": "x"}).value == "wiped"
+    approving = Session.from_manifest(
+        [{"name": "wipe", "description": "W.", "argsSchema": WIPE, "requiresApproval": True}],
+        approver=_sync(Denied("No.")),
+    )
+    approving.on_tool("wipe")(lambda args: "wiped")
+    assert approving.dispatch_sync("wipe", {"disk": "x"}).to_json() == denial("No.")

@@ -173,3 +173,62 @@ def test_http_asks_through_elicitation(
             return Client(url, mode=mode, elicitation_callback=person)  # type: ignore[arg-type]
 
         anyio.run(exercise, connect, ran, version)
+
+
+INVALID_TEXT = {
+    "error": {
+        "code": "TOOL_APPROVAL_INVALID",
+        "message": "The approval token is unknown, already used or expired, so nothing was run; "
+        "call the tool again to ask for a new approval.",
+    }
+}
+
+
+def test_a_2026_retry_runs_the_stored_args_once_and_forged_state_runs_nothing(
+    target: tuple[str, Path], tmp_path: Path
+) -> None:
+    spec, ran = target
+    accept = {"pedelec.approval": mcp_types.ElicitResult(action="accept", content={})}
+
+    async def asked(session: Any, note_id: str) -> str:
+        first = await session.call_tool(
+            "delete_note", {"note_id": note_id}, allow_input_required=True
+        )
+        assert isinstance(first, mcp_types.InputRequiredResult)
+        (request,) = first.input_requests.values()
+        assert list(first.input_requests) == ["pedelec.approval"]
+        assert f'"note_id": "{note_id}"' in request.params.message
+        assert isinstance(first.request_state, str)
+        return first.request_state
+
+    async def main() -> None:
+        async with Client(url, mode="auto", elicitation_callback=Person()) as client:
+            session = client.session
+            # The retry's own args are ignored: the args shown to the person are what run.
+            state = await asked(session, "n4")
+            done = await session.call_tool(
+                "delete_note", {"note_id": "n999"}, input_responses=accept, request_state=state
+            )
+            assert (done.is_error, text_of(done)) == (False, "deleted n4")
+            replayed = await session.call_tool(
+                "delete_note", {"note_id": "n4"}, input_responses=accept, request_state=state
+            )
+            assert (replayed.is_error, text_of(replayed)) == (True, INVALID_TEXT)
+            # A token sent with another tool's call is used up, and neither runs.
+            state = await asked(session, "n5")
+            other = await session.call_tool(
+                "archive_note", {"note_id": "n5"}, input_responses=accept, request_state=state
+            )
+            assert (other.is_error, text_of(other)) == (True, INVALID_TEXT)
+            late = await session.call_tool(
+                "delete_note", {"note_id": "n5"}, input_responses=accept, request_state=state
+            )
+            assert (late.is_error, text_of(late)) == (True, INVALID_TEXT)
+            forged = await session.call_tool(
+                "delete_note", {"note_id": "n6"}, input_responses=accept, request_state="forged"
+            )
+            assert (forged.is_error, text_of(forged)) == (True, INVALID_TEXT)
+
+    with serving([spec], tmp_path / "stderr.txt") as url:
+        anyio.run(main)
+    assert ran.read_text(encoding="utf-8").splitlines() == ['{"delete_note": "n4"}']
