@@ -743,3 +743,14 @@ def test_from_manifest_takes_an_approver() -> None:
     )
     approving.on_tool("wipe")(lambda args: "wiped")
     assert approving.dispatch_sync("wipe", {"disk": "x"}).to_json() == denial("No.")
+
+
+def test_check_does_not_warn_about_a_destructive_tool_that_needs_approval() -> None:
+    from pedelec.cli._lint import lint_session
+
+    session = Session()
+    session.on_tool("delete_user", description="D.", schema={"type": "object"})(lambda a: 1)
+    session.on_tool(
+        "delete_note", description="D.", schema={"type": "object"}, requires_approval=True
+    )(lambda a: 1)
+    assert [f.tool for f in lint_session(session) if "destructive" in f.message] == ["delete_user"]
