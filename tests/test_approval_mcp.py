@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = """
 import json
 
-from pedelec import Session
+from pedelec import Session, ToolCallContext
 
 session = Session()
 RAN = {ran!r}
@@ -38,8 +38,9 @@ def ran(line):
 
 
 @session.tool(requires_approval=True)
-def delete_note(note_id: str) -> str:
+def delete_note(note_id: str, ctx: ToolCallContext) -> str:
     '''Delete one note by id.'''
+    ctx.log("info", "deleting", note=note_id)
     ran({"delete_note": note_id})
     return f"deleted {note_id}"
 
@@ -120,7 +121,12 @@ class Person:
 async def exercise(connect: Any, ran: Path, version: str) -> None:
     """The whole scenario against one server, with a fresh client for each kind of person."""
     person = Person("accept", "decline", "cancel")
-    async with connect(person) as client:
+    logs: list[mcp_types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: mcp_types.LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async with connect(person, logging_callback=on_log, log_level="debug") as client:
         assert client.protocol_version == version
         listed = {t.name: t.annotations for t in (await client.list_tools()).tools}
         assert {k: v.destructive_hint if v else None for k, v in listed.items()} == {
@@ -140,6 +146,10 @@ async def exercise(connect: Any, ran: Path, version: str) -> None:
         plain = await client.call_tool("ping", {})
         assert (plain.is_error, text_of(plain)) == (False, "pong")
     assert person.asked == [(QUESTION, {"type": "object", "properties": {}})] * 3
+    # The approved handler's log reached the client, as any call's does.
+    assert [(log.logger, log.data) for log in logs] == [
+        ("delete_note", {"message": "deleting", "note": "n1"})
+    ]
     assert ran.read_text(encoding="utf-8").splitlines() == ['{"delete_note": "n1"}']
 
     async with connect(None) as client:
@@ -154,8 +164,8 @@ def test_stdio_asks_through_elicitation(target: tuple[str, Path]) -> None:
         command=sys.executable, args=["-m", "pedelec", "serve", spec], cwd=str(ROOT)
     )
 
-    def connect(person: Person | None) -> Client:
-        return Client(serve, mode="legacy", elicitation_callback=person)
+    def connect(person: Person | None, **options: Any) -> Client:
+        return Client(serve, mode="legacy", elicitation_callback=person, **options)
 
     anyio.run(exercise, connect, ran, "2025-11-25")
 
@@ -169,8 +179,8 @@ def test_http_asks_through_elicitation(
     spec, ran = target
     with serving([spec], tmp_path / "stderr.txt") as url:
 
-        def connect(person: Person | None) -> Client:
-            return Client(url, mode=mode, elicitation_callback=person)  # type: ignore[arg-type]
+        def connect(person: Person | None, **options: Any) -> Client:
+            return Client(url, mode=mode, elicitation_callback=person, **options)  # type: ignore[arg-type]
 
         anyio.run(exercise, connect, ran, version)
 

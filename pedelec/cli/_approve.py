@@ -52,16 +52,16 @@ class ServeApprovals:
         ctx: Any,
         params: types.CallToolRequestParams,
         dispatch: Callable[[], Awaitable[dict[str, Any]]],
+        run: Callable[[Awaitable[Any]], Awaitable[Any]],
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Run ``tools/call``: ``dispatch()`` the call, and ask a person if it needs approval.
 
-        The handler of an approved call runs after ``dispatch()`` has returned, so its
-        progress and log notifications are not sent (the request's notices are closed).
+        ``run(call)`` runs an approved call with the request's progress and log notifications.
         """
         from mcp import types
 
         if params.request_state is not None:
-            return await self._answered(params)
+            return await self._answered(params, run)
         result = await dispatch()
         token = _deferred_token(result)
         pending = None if token is None else self.session._approvals.peek(token)
@@ -93,11 +93,11 @@ class ServeApprovals:
         except NoBackChannelError:
             return await self._unaskable(token)
         except Exception:  # an error answer, a malformed one, no answer in time
-            return await self._decide(token, "cancel")
-        return await self._decide(token, answer.action)
+            return await self._decide(token, "cancel", run)
+        return await self._decide(token, answer.action, run)
 
     async def _answered(
-        self, params: types.CallToolRequestParams
+        self, params: types.CallToolRequestParams, run: Callable[[Awaitable[Any]], Awaitable[Any]]
     ) -> types.CallToolResult | types.InputRequiredResult:
         """A 2026-07-28 client's retry: the user's answer to the question, and the token."""
         token = params.request_state if isinstance(params.request_state, str) else ""
@@ -110,12 +110,14 @@ class ServeApprovals:
         action = getattr(response, "action", None)
         if action is None and isinstance(response, dict):
             action = response.get("action")
-        return await self._decide(token, action if isinstance(action, str) else "cancel")
+        return await self._decide(token, action if isinstance(action, str) else "cancel", run)
 
-    async def _decide(self, token: str, action: str) -> types.CallToolResult:
+    async def _decide(
+        self, token: str, action: str, run: Callable[[Awaitable[Any]], Awaitable[Any]]
+    ) -> types.CallToolResult:
         session = self.session
         if action == "accept":
-            return _result(await session.resume(token, approve=True))
+            return _result(await run(session.resume(token, approve=True)))
         reason = (
             "The user declined it"
             if action == "decline"

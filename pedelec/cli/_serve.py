@@ -15,7 +15,7 @@ concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``, whose
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
@@ -131,15 +131,20 @@ def build_server(
         if duplicate is not None:
             result = adapter.call_tool_result(duplicate_result(params.name, *duplicate))
             return types.CallToolResult.model_validate(result)
-        notices = CallNotices(
-            asyncio.get_running_loop(),
-            ctx,
-            min_level=_state(ctx).get(LEVEL_KEY, 0),
-            allowed=allowed_log_levels(ctx.session.protocol_version, ctx.meta),
-            heartbeat=heartbeat,
-        )
-        # The task serving this request ends with it, so the reporter is never reset.
-        report_to(notices)
+
+        def run(call: Awaitable[Any]) -> Awaitable[Any]:
+            # A fresh set of notices for each run: an approved call runs after the first run.
+            notices = CallNotices(
+                asyncio.get_running_loop(),
+                ctx,
+                min_level=_state(ctx).get(LEVEL_KEY, 0),
+                allowed=allowed_log_levels(ctx.session.protocol_version, ctx.meta),
+                heartbeat=heartbeat,
+            )
+            # The task serving this request ends with it, so the reporter is never reset.
+            report_to(notices)
+            return notices.run(call)
+
         rid = None if ctx.request_id is None else str(ctx.request_id)
         # The SDK's parsed arguments are copied by the tool's generated copier (no dearer than
         # validating them), not taken as owned: that copy is also what holds them to the
@@ -148,11 +153,12 @@ def build_server(
         return await approvals.call(
             ctx,
             params,
-            lambda: notices.run(
+            lambda: run(
                 adapter.dispatch_tool_call(
                     session, params.name, params.arguments, tool_request_id=rid
                 )
             ),
+            run,
         )
 
     async def set_level(
