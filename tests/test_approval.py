@@ -754,3 +754,52 @@ def test_check_does_not_warn_about_a_destructive_tool_that_needs_approval() -> N
         "delete_note", description="D.", schema={"type": "object"}, requires_approval=True
     )(lambda a: 1)
     assert [f.tool for f in lint_session(session) if "destructive" in f.message] == ["delete_user"]
+
+
+def test_a_long_reason_is_shortened_for_the_agent() -> None:
+    wiper = Wiper()
+    result = wiper.session.resume_sync(wiper.defer(), approve=False, reason="x" * 5000)
+    assert result.error is not None
+    assert result.error.details == {"tool": "wipe", "reason": "x" * 1000 + "…"}
+    assert result.error.message == (
+        f'The call of tool "wipe" was denied: {"x" * 1000}…. It was not run; do not call it again '
+        "with the same arguments, ask the user what to do instead."
+    )
+
+
+def test_a_call_approved_after_its_handler_was_removed_finds_none() -> None:
+    wiper = Wiper()
+    errors: list[ToolResult] = []
+    wiper.session.on_error(errors.append)
+    token = wiper.defer()
+    handler = wiper.session._registry.handler("wipe")
+    assert handler is not None and wiper.session.off_tool("wipe", handler.source)
+    result = wiper.session.resume_sync(token, approve=True)
+    assert result.to_json() == {
+        "error": {
+            "code": "TOOL_HANDLER_NOT_FOUND",
+            "message": 'Tool "wipe" has no handler registered, so it cannot be run.',
+            "details": {"tool": "wipe"},
+        }
+    }
+    assert errors == [result]
+
+
+def test_a_session_ended_while_the_approver_decides_runs_nothing() -> None:
+    holder: list[Session] = []
+
+    async def approver(request: ApprovalRequest) -> bool:
+        holder[0].end()
+        return True
+
+    wiper = Wiper(approver)
+    holder.append(wiper.session)
+    result = asyncio.run(wiper.session.dispatch("wipe", {"disk": "sdb"}))
+    assert result.to_json() == {
+        "error": {
+            "code": "SESSION_ENDED",
+            "message": 'The session has ended; tool "wipe" was not run.',
+            "details": {"tool": "wipe"},
+        }
+    }
+    assert wiper.ran == []
