@@ -30,11 +30,18 @@ if _typing.TYPE_CHECKING:
     from pedelec._json import (
         parse_json_args as parse_json_args,
     )
+    from pedelec.approval import (
+        ApprovalRequest as ApprovalRequest,
+        Denied as Denied,
+    )
     from pedelec.errors import (
         ERROR_CODES as ERROR_CODES,
         INVALID_INPUT as INVALID_INPUT,
         SESSION_ENDED as SESSION_ENDED,
         SUBMIT_TOOL_RESULT_FAILED as SUBMIT_TOOL_RESULT_FAILED,
+        TOOL_APPROVAL_DENIED as TOOL_APPROVAL_DENIED,
+        TOOL_APPROVAL_INVALID as TOOL_APPROVAL_INVALID,
+        TOOL_APPROVAL_REQUIRED as TOOL_APPROVAL_REQUIRED,
         TOOL_ARGS_INVALID as TOOL_ARGS_INVALID,
         TOOL_HANDLER_ERROR as TOOL_HANDLER_ERROR,
         TOOL_HANDLER_NOT_FOUND as TOOL_HANDLER_NOT_FOUND,
@@ -96,11 +103,13 @@ __version__ = "0.1.0"
 
 # Public name -> the module that defines it. Nothing is imported until a name is first used.
 _EXPORTS: dict[str, str] = {
+    "ApprovalRequest": "pedelec.approval",
     "ArgError": "pedelec.schema",
     "ArraySchema": "pedelec.schema.types",
     "BooleanSchema": "pedelec.schema.types",
     "DEFAULT_LIMITS": "pedelec.limits",
     "DEFAULT_TIMEOUT_MS": "pedelec.limits",
+    "Denied": "pedelec.approval",
     "Description": "pedelec.markers",
     "ERROR_CODES": "pedelec.errors",
     "Examples": "pedelec.markers",
@@ -124,6 +133,9 @@ _EXPORTS: dict[str, str] = {
     "Session": "pedelec.session",
     "SessionStatus": "pedelec.session",
     "StringSchema": "pedelec.schema.types",
+    "TOOL_APPROVAL_DENIED": "pedelec.errors",
+    "TOOL_APPROVAL_INVALID": "pedelec.errors",
+    "TOOL_APPROVAL_REQUIRED": "pedelec.errors",
     "TOOL_ARGS_INVALID": "pedelec.errors",
     "TOOL_HANDLER_ERROR": "pedelec.errors",
     "TOOL_HANDLER_NOT_FOUND": "pedelec.errors",
@@ -155,6 +167,9 @@ __all__ = [
     "INVALID_INPUT",
     "SESSION_ENDED",
     "SUBMIT_TOOL_RESULT_FAILED",
+    "TOOL_APPROVAL_DENIED",
+    "TOOL_APPROVAL_INVALID",
+    "TOOL_APPROVAL_REQUIRED",
     "TOOL_ARGS_INVALID",
     "TOOL_HANDLER_ERROR",
     "TOOL_HANDLER_NOT_FOUND",
@@ -162,9 +177,11 @@ __all__ = [
     "TOOL_RESULT_TOO_LARGE",
     "TOOL_TIMEOUT",
     "TOOL_WORKERS_EXHAUSTED",
+    "ApprovalRequest",
     "ArgError",
     "ArraySchema",
     "BooleanSchema",
+    "Denied",
     "Description",
     "Examples",
     "IntegerSchema",

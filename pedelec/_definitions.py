@@ -195,6 +195,18 @@ def check_annotations(name: str, annotations: Any) -> dict[str, bool] | None:
     return out or None
 
 
+def check_requires_approval(name: str, requires_approval: Any) -> Any:
+    """Check a tool's ``requires_approval``: ``True``, ``False`` or a callable ``(args, ctx)``."""
+    if type(requires_approval) is bool or callable(requires_approval):
+        return requires_approval
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: requires_approval must be True, False or a function (args, ctx) -> "
+        f"bool, got {type(requires_approval).__name__}.",
+        {"tool": name, "field": "requires_approval"},
+    )
+
+
 def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
     """The error for the TypeScript SDK's old ``input`` field."""
     return PedelecError(
@@ -247,6 +259,8 @@ class ToolDefinition(Generic[_P, _R]):
             convention (``spec()`` returns a copy).
         output_validator: The compiled validator of the output schema (``output_schema``),
             or ``None`` when the tool declares none.
+        requires_approval: ``True`` when every call needs a person's approval before it runs,
+            a function ``(args, ctx) -> bool`` deciding per call, or ``False``.
 
     Example:
         >>> from pedelec import Session, tool
@@ -273,6 +287,7 @@ class ToolDefinition(Generic[_P, _R]):
         "name",
         "output_validator",
         "prepare_args",
+        "requires_approval",
         "timeout_ms",
         "title",
         "validator",
@@ -284,6 +299,7 @@ class ToolDefinition(Generic[_P, _R]):
     handler: Callable[_P, _R] | None
     title: str | None
     annotations: dict[str, bool] | None
+    requires_approval: bool | Callable[[Any, Any], Any]
     _schema: dict[str, Any]
     _output_schema: dict[str, Any] | None
     output_validator: Validator | None
@@ -310,8 +326,10 @@ class ToolDefinition(Generic[_P, _R]):
         title: str | None = None,
         annotations: dict[str, bool] | None = None,
         output: tuple[dict[str, Any], Validator] | None = None,
+        requires_approval: Any = False,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
+        self.requires_approval = requires_approval
         self.title = title
         self.annotations = annotations
         self._output_schema, self.output_validator = (None, None) if output is None else output
@@ -347,7 +365,12 @@ class ToolDefinition(Generic[_P, _R]):
 
     def spec(self) -> dict[str, Any]:
         """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
-        "title"?, "annotations"?, "outputSchema"?}``; the optional keys only when set."""
+        "title"?, "annotations"?, "outputSchema"?, "requiresApproval"?}``; the optional keys
+        only when set.
+
+        A per-call ``requires_approval`` function cannot be written down: it is written as
+        ``"requiresApproval": true``, so a session built from the manifest asks for every call.
+        """
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -361,6 +384,8 @@ class ToolDefinition(Generic[_P, _R]):
             out["annotations"] = dict(self.annotations)
         if self._output_schema is not None:
             out["outputSchema"] = self.output_schema
+        if self.requires_approval is not False:
+            out["requiresApproval"] = True
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -382,6 +407,7 @@ def build_definition(
     title: Any = None,
     annotations: Any = None,
     output_schema: Any = None,
+    requires_approval: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -393,6 +419,7 @@ def build_definition(
     timeout_ms = _check_timeout(name, timeout_ms)
     title = check_title(name, title)
     annotations = check_annotations(name, annotations)
+    requires_approval = check_requires_approval(name, requires_approval)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
@@ -406,6 +433,7 @@ def build_definition(
         title=title,
         annotations=annotations,
         output=_output(name, output_schema),
+        requires_approval=requires_approval,
     )
 
 
@@ -437,6 +465,7 @@ def definition_from_function(
     title: Any = None,
     annotations: Any = None,
     output_schema: Any = None,
+    requires_approval: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None
     (and its output schema from the return annotation, unless ``output_schema`` is given)."""
@@ -450,6 +479,7 @@ def definition_from_function(
         output = _output(inferred.name, output_schema)
         if output is None:
             output = inferred.output
+        requires_approval = check_requires_approval(inferred.name, requires_approval)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -463,11 +493,21 @@ def definition_from_function(
             title=title,
             annotations=annotations,
             output=output,
+            requires_approval=requires_approval,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
     return build_definition(
-        name, description, schema, timeout_ms, fn, {}, title, annotations, output_schema
+        name,
+        description,
+        schema,
+        timeout_ms,
+        fn,
+        {},
+        title,
+        annotations,
+        output_schema,
+        requires_approval,
     )

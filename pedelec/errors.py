@@ -17,6 +17,9 @@ TypeScript SDK ``@kaoruisaac/pedelec``::
                                              or that breaks the tool's output schema
                   TOOL_RESULT_TOO_LARGE      the result's JSON text is over Limits.max_result_bytes
                   SESSION_ENDED              the session was ended before the call
+                  TOOL_APPROVAL_REQUIRED     the call waits for a person's approval (not run yet)
+                  TOOL_APPROVAL_DENIED       the call was not approved, so it was not run
+                  TOOL_APPROVAL_INVALID      an approval token is unknown, used or expired
 
 ``INVALID_INPUT`` is raised to the developer (at registration, at export). The other codes are
 what an agent sees: ``session.dispatch`` never raises them, it returns them inside a
@@ -32,6 +35,9 @@ __all__ = [
     "INVALID_INPUT",
     "SESSION_ENDED",
     "SUBMIT_TOOL_RESULT_FAILED",
+    "TOOL_APPROVAL_DENIED",
+    "TOOL_APPROVAL_INVALID",
+    "TOOL_APPROVAL_REQUIRED",
     "TOOL_ARGS_INVALID",
     "TOOL_HANDLER_ERROR",
     "TOOL_HANDLER_NOT_FOUND",
@@ -58,6 +64,14 @@ TOOL_WORKERS_EXHAUSTED: Final = "TOOL_WORKERS_EXHAUSTED"
 #: refuses a whole IPC message and closes the connection); here the call gets an error result
 #: the agent can read, with ``details`` ``{"tool", "bytes", "limit"}``.
 TOOL_RESULT_TOO_LARGE: Final = "TOOL_RESULT_TOO_LARGE"
+#: A tool declared ``requires_approval`` was called in a session without an approver: it has not
+#: run, and ``details["token"]`` lets ``session.resume(token, approve=...)`` decide it once.
+TOOL_APPROVAL_REQUIRED: Final = "TOOL_APPROVAL_REQUIRED"
+#: The approver (or a person, through ``resume``) refused the call, or no decision could be had;
+#: the handler did not run, and the agent should not send the same call again.
+TOOL_APPROVAL_DENIED: Final = "TOOL_APPROVAL_DENIED"
+#: ``session.resume`` got a token that is unknown, already used or expired.
+TOOL_APPROVAL_INVALID: Final = "TOOL_APPROVAL_INVALID"
 
 #: Every error code pedelec itself produces, in the order of DESIGN §7.
 ERROR_CODES: Final = (
@@ -71,6 +85,9 @@ ERROR_CODES: Final = (
     SESSION_ENDED,
     TOOL_WORKERS_EXHAUSTED,
     TOOL_RESULT_TOO_LARGE,
+    TOOL_APPROVAL_REQUIRED,
+    TOOL_APPROVAL_DENIED,
+    TOOL_APPROVAL_INVALID,
 )
 
 

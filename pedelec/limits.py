@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Final, final
 
 __all__ = [
+    "DEFAULT_APPROVAL_TIMEOUT_MS",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_ABANDONED_THREADS",
     "DEFAULT_MAX_ARGS_BYTES",
@@ -22,6 +23,7 @@ __all__ = [
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_ERRORS",
     "DEFAULT_MAX_PATTERN_LENGTH",
+    "DEFAULT_MAX_PENDING_APPROVALS",
     "DEFAULT_MAX_RESULT_BYTES",
     "DEFAULT_TIMEOUT_MS",
     "MAX_SCHEMA_DEPTH",
@@ -55,6 +57,11 @@ DEFAULT_MAX_ABANDONED_THREADS: Final = 32
 #: local IPC message over ``MAX_CORE_IPC_MESSAGE_BYTES = 1024 * 1024``
 #: (``desktop/crates/pedelec-ipc/src/lib.rs``), so a larger result never reached its agent.
 DEFAULT_MAX_RESULT_BYTES: Final = 1024 * 1024
+#: How long a decision on a call that needs approval may take, in milliseconds (15 minutes): an
+#: approver's answer, or the ``session.resume`` of a deferred call, after which its token expires.
+DEFAULT_APPROVAL_TIMEOUT_MS: Final = 900_000
+#: Most deferred calls a session holds waiting for ``resume`` (each keeps its args).
+DEFAULT_MAX_PENDING_APPROVALS: Final = 100
 #: Smallest ``max_result_bytes`` allowed: room for the error that says a result was too large.
 MIN_RESULT_BYTES: Final = 1024
 
@@ -102,6 +109,12 @@ class Limits:
         max_result_bytes: Largest result JSON text, in UTF-8 bytes, sent back to the agent
             (default 1 MiB, upstream's message cap; at least 1024). A larger result becomes a
             ``TOOL_RESULT_TOO_LARGE`` error result, reported to ``on_error``.
+        approval_timeout_ms: How long a decision on a call that needs approval may take
+            (default 900 000, 15 minutes): an async approver that has not answered by then is a
+            ``TOOL_APPROVAL_DENIED``, and a deferred call's token expires
+            (``TOOL_APPROVAL_INVALID``); at most ``MAX_TIMEOUT_MS``.
+        max_pending_approvals: Most deferred calls the session holds for ``resume`` (default
+            100); past it a call that needs approval is ``TOOL_APPROVAL_DENIED`` at once.
 
     Example:
         >>> from pedelec import Limits, Session
@@ -109,6 +122,7 @@ class Limits:
     """
 
     __slots__ = (
+        "approval_timeout_ms",
         "max_abandoned_threads",
         "max_args_bytes",
         "max_args_values",
@@ -116,6 +130,7 @@ class Limits:
         "max_depth",
         "max_errors",
         "max_pattern_length",
+        "max_pending_approvals",
         "max_result_bytes",
     )
 
@@ -127,6 +142,8 @@ class Limits:
     max_call_timeout_ms: int
     max_abandoned_threads: int
     max_result_bytes: int
+    approval_timeout_ms: int
+    max_pending_approvals: int
 
     def __init__(
         self,
@@ -139,6 +156,8 @@ class Limits:
         max_call_timeout_ms: int = DEFAULT_MAX_CALL_TIMEOUT_MS,
         max_abandoned_threads: int = DEFAULT_MAX_ABANDONED_THREADS,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
+        approval_timeout_ms: int = DEFAULT_APPROVAL_TIMEOUT_MS,
+        max_pending_approvals: int = DEFAULT_MAX_PENDING_APPROVALS,
     ) -> None:
         values = {
             "max_args_bytes": max_args_bytes,
@@ -149,6 +168,8 @@ class Limits:
             "max_call_timeout_ms": max_call_timeout_ms,
             "max_abandoned_threads": max_abandoned_threads,
             "max_result_bytes": max_result_bytes,
+            "approval_timeout_ms": approval_timeout_ms,
+            "max_pending_approvals": max_pending_approvals,
         }
         for name, value in values.items():
             # Zero abandoned threads is a real choice: every overrunning handler keeps counting.
@@ -173,17 +194,18 @@ class Limits:
                 f"error that says a result was too large, got {max_result_bytes}.",
                 {"limit": "max_result_bytes"},
             )
-        if max_call_timeout_ms > MAX_TIMEOUT_MS:
-            from pedelec._json import short_repr
-            from pedelec.errors import INVALID_INPUT, PedelecError
+        for name in ("max_call_timeout_ms", "approval_timeout_ms"):
+            if getattr(self, name) > MAX_TIMEOUT_MS:
+                from pedelec._json import short_repr
+                from pedelec.errors import INVALID_INPUT, PedelecError
 
-            raise PedelecError(
-                INVALID_INPUT,
-                f"Limits(max_call_timeout_ms=...) may be at most {MAX_TIMEOUT_MS} "
-                "(pedelec.limits.MAX_TIMEOUT_MS), the longest timeout a tool may declare, got "
-                f"{short_repr(max_call_timeout_ms)}.",
-                {"limit": "max_call_timeout_ms"},
-            )
+                raise PedelecError(
+                    INVALID_INPUT,
+                    f"Limits({name}=...) may be at most {MAX_TIMEOUT_MS} "
+                    "(pedelec.limits.MAX_TIMEOUT_MS), the longest timeout a tool may declare, "
+                    f"got {short_repr(getattr(self, name))}.",
+                    {"limit": name},
+                )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Limits is immutable; build a new one with Limits({name}=...)")

@@ -25,7 +25,8 @@ __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_ma
 
 #: The keys of a manifest tool entry the port reads (the TypeScript SDK's
 #: ``SerializableToolManifest``), plus an optional handler and the port's optional MCP
-#: metadata (``title``, ``annotations``, ``outputSchema``: DESIGN §10); any other key is
+#: metadata (``title``, ``annotations``, ``outputSchema``, ``requiresApproval``: DESIGN §10);
+#: any other key is
 #: ignored.
 ENTRY_KEYS: Final = (
     "name",
@@ -36,6 +37,7 @@ ENTRY_KEYS: Final = (
     "title",
     "annotations",
     "outputSchema",
+    "requiresApproval",
 )
 
 
@@ -187,4 +189,5 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
         item.get("title"),
         item.get("annotations"),
         item.get("outputSchema"),
+        item.get("requiresApproval", False),
     )

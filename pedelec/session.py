@@ -30,6 +30,7 @@ from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._json.wire import SAFE_INT
 from pedelec._output import check_result
 from pedelec._result import ToolResult, next_request_number, ok
+from pedelec._session.approval import Approvals, Approving, check_approver
 from pedelec._session.declaring import Declaring
 from pedelec._session.events import PASSED, Events, SessionStatus
 from pedelec._session.observing import Observing
@@ -43,6 +44,7 @@ from pedelec.manifest import definition_from_entry
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from pedelec.approval import Approver
     from pedelec.schema import ArgError
 
 __all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
@@ -54,7 +56,7 @@ Admission: TypeAlias = tuple[Entry, dict[str, Any], HandlerSpec, int]
 _modules: Final = sys.modules
 
 
-class Session(Declaring, Observing):
+class Session(Declaring, Observing, Approving):
     """A set of tools an agent can call, and the dispatcher that runs its calls.
 
     Args:
@@ -78,6 +80,10 @@ class Session(Declaring, Observing):
             uses it and never shuts it down; its capacity is the application's to size.
         max_workers: The size of the session's own worker pool (default ``min(32, cpus +
             4)``), when no ``executor`` is given.
+        approver: Decides the calls of tools declared ``requires_approval``, after their args
+            are validated: ``fn(request)`` (sync or async) gets a ``pedelec.ApprovalRequest``
+            and answers ``True``, ``False`` or ``pedelec.Denied(reason)``. Without one such
+            calls are deferred: ``TOOL_APPROVAL_REQUIRED`` with a token for ``resume``.
 
     Raises:
         PedelecError: ``INVALID_INPUT`` for a tool that breaks a rule, a duplicate name or a
@@ -109,6 +115,7 @@ class Session(Declaring, Observing):
         sync_dispatch: Literal["inline", "worker"] = "inline",
         executor: Executor | None = None,
         max_workers: int | None = None,
+        approver: Approver | None = None,
     ) -> None:
         if not isinstance(guidance, str):
             raise PedelecError(
@@ -157,6 +164,14 @@ class Session(Declaring, Observing):
             executor=executor,
             max_workers=max_workers,
             max_abandoned=limits.max_abandoned_threads,
+        )
+        self._approvals = Approvals(
+            check_approver(approver),
+            limits,
+            self._registry,
+            self._runner,
+            self._events,
+            self._sync_worker,
         )
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
@@ -272,6 +287,10 @@ class Session(Declaring, Observing):
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
+        if not entry.plain:
+            held = self._approvals.gate_sync(entry, args, rid, turn_id, timeout_ms)
+            if held is not None:
+                return held
         name = entry.name
         runner = self._runner
         if spec.is_async:
@@ -387,6 +406,10 @@ class Session(Declaring, Observing):
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
+        if not entry.plain:
+            held = await self._approvals.gate(entry, args, rid, turn_id, timeout_ms)
+            if held is not None:
+                return held
         if spec.is_async:
             result = await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         else:

@@ -22,6 +22,7 @@ from pedelec._definitions import (
 )
 
 if TYPE_CHECKING:
+    from pedelec.approval import RequiresApproval
     from pedelec.schema.types import ToolArgsSchema, ToolArgsSchemaNode
 
 __all__ = ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"]
@@ -43,6 +44,7 @@ def define_tool(
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -56,6 +58,7 @@ def define_tool(
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -70,6 +73,7 @@ def define_tool(
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
+    requires_approval: RequiresApproval = False,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -87,6 +91,9 @@ def define_tool(
         output_schema: A Tool Args Schema node of any kind (not only an object) that every
             successful result must match; a result that does not is
             ``SUBMIT_TOOL_RESULT_FAILED``, reported to ``on_error``. Optional; cloned.
+        requires_approval: ``True`` when every call needs a person's approval (after its args
+            are validated, before the handler runs), or a function ``(args, ctx) -> bool``
+            deciding per call; see ``Session(approver=...)`` and ``Session.resume``.
 
     Returns:
         A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
@@ -109,7 +116,16 @@ def define_tool(
     if schema is _NO_SCHEMA and "input" not in legacy:
         raise TypeError("define_tool() missing 1 required keyword-only argument: 'schema'")
     return build_definition(
-        name, description, schema, timeout_ms, handler, legacy, title, annotations, output_schema
+        name,
+        description,
+        schema,
+        timeout_ms,
+        handler,
+        legacy,
+        title,
+        annotations,
+        output_schema,
+        requires_approval,
     )
 
 
@@ -126,6 +142,7 @@ def tool(
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
+    requires_approval: RequiresApproval = False,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -137,6 +154,7 @@ def tool(
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
+    requires_approval: RequiresApproval = False,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 
@@ -155,6 +173,8 @@ def tool(
         output_schema: The schema every result must match; without ``schema=`` it defaults to
             the one inferred from the return annotation (``-> None`` and unannotated returns
             have none).
+        requires_approval: ``True``, or a function ``(args, ctx) -> bool``: the call needs a
+            person's approval before it runs (see ``define_tool``).
 
     Returns:
         A decorator that returns the ``ToolDefinition``, which stays callable like the function.
@@ -178,7 +198,15 @@ def tool(
 
     def decorate(fn: Callable[_P, _R]) -> ToolDefinition[_P, _R]:
         return definition_from_function(
-            fn, name, description, schema, timeout_ms, title, annotations, output_schema
+            fn,
+            name,
+            description,
+            schema,
+            timeout_ms,
+            title,
+            annotations,
+            output_schema,
+            requires_approval,
         )
 
     return decorate

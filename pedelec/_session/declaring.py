@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pedelec._definitions import ToolAnnotations
     from pedelec._session.registry import Registry
+    from pedelec.approval import Approver, RequiresApproval
     from pedelec.limits import Limits
     from pedelec.schema.types import ToolArgsSchema, ToolArgsSchemaNode
 
@@ -54,6 +55,7 @@ class Declaring:
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
+        requires_approval: RequiresApproval = False,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -68,6 +70,7 @@ class Declaring:
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
+        requires_approval: RequiresApproval = False,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -88,6 +91,8 @@ class Declaring:
             output_schema: A Tool Args Schema node of any kind the handler's every result must
                 match (only with ``schema=``); a result that does not is
                 ``SUBMIT_TOOL_RESULT_FAILED``, reported to ``on_error``.
+            requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
+                person's approval before it runs (only with ``schema=``; see ``resume``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -127,6 +132,13 @@ class Declaring:
                     "when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
+            if requires_approval is not False:
+                raise PedelecError(
+                    INVALID_INPUT,
+                    f'Tool "{name}": requires_approval only applies when declaring the tool with '
+                    "schema=.",
+                    {"tool": name, "field": "schema"},
+                )
             self._registry.require(name)
 
             def attach(fn: _F) -> _F:
@@ -141,7 +153,16 @@ class Declaring:
             text = description if description is not None else doc_description(fn)
             self._registry.add(
                 build_definition(
-                    name, text, schema, timeout_ms, fn, {}, title, annotations, output_schema
+                    name,
+                    text,
+                    schema,
+                    timeout_ms,
+                    fn,
+                    {},
+                    title,
+                    annotations,
+                    output_schema,
+                    requires_approval,
                 )
             )
             return fn
@@ -161,6 +182,7 @@ class Declaring:
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -173,6 +195,7 @@ class Declaring:
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -185,6 +208,7 @@ class Declaring:
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
+        requires_approval: RequiresApproval = False,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -201,6 +225,8 @@ class Declaring:
             output_schema: The schema every result must match (default: inferred from the
                 return annotation where the subset describes it; ``-> None`` and unannotated
                 returns have none).
+            requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
+                person's approval before it runs (see ``resume``).
 
         Returns:
             The function, or a decorator that returns it.
@@ -221,7 +247,15 @@ class Declaring:
         if callable(target):
             self._registry.add(
                 definition_from_function(
-                    target, None, None, None, timeout_ms, title, annotations, output_schema
+                    target,
+                    None,
+                    None,
+                    None,
+                    timeout_ms,
+                    title,
+                    annotations,
+                    output_schema,
+                    requires_approval,
                 )
             )
             return target
@@ -231,7 +265,15 @@ class Declaring:
         def declare(fn: _F) -> _F:
             self._registry.add(
                 definition_from_function(
-                    fn, name, description, None, timeout_ms, title, annotations, output_schema
+                    fn,
+                    name,
+                    description,
+                    None,
+                    timeout_ms,
+                    title,
+                    annotations,
+                    output_schema,
+                    requires_approval,
                 )
             )
             return fn
@@ -351,6 +393,7 @@ class Declaring:
         sync_dispatch: Literal["inline", "worker"] = "inline",
         executor: Executor | None = None,
         max_workers: int | None = None,
+        approver: Approver | None = None,
     ) -> Self:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
@@ -385,4 +428,5 @@ class Declaring:
             sync_dispatch=sync_dispatch,
             executor=executor,
             max_workers=max_workers,
+            approver=approver,
         )

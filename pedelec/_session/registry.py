@@ -27,6 +27,7 @@ class Entry:
     """One registered tool of one session (the definition plus this session's handlers)."""
 
     __slots__ = (
+        "approval",
         "definition",
         "inline",
         "lenient",
@@ -60,8 +61,11 @@ class Entry:
         self.lenient = lenient_types(props)
         #: The output schema's validator, run on every successful result (``pedelec._output``).
         self.output = output
-        #: No per-call extra (no output schema): the dispatcher's fast paths apply as they are.
-        self.plain = output is None
+        #: ``True``, ``False`` or the per-call ``(args, ctx) -> bool`` of ``requires_approval``.
+        self.approval = definition.requires_approval
+        #: No per-call extra (no output schema, no approval): the dispatcher's fast paths apply
+        #: as they are.
+        self.plain: bool = output is None and self.approval is False
 
 
 @final

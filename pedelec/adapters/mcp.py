@@ -88,6 +88,9 @@ def tools(session: Session) -> list[McpTool]:
     ``{"type": "object", "properties": {"result": schema}, "required": ["result"]}``, since MCP
     (through 2025-11-25) allows only object output schemas; its results then carry
     ``structuredContent`` ``{"result": value}`` (see :func:`call_tool_result`).
+    Each schema is a fresh copy; names are kept as they are. A tool declared
+    ``requires_approval`` is listed with ``destructiveHint: true`` unless its annotations set
+    ``destructiveHint`` themselves or say ``readOnlyHint: true``.
 
     Args:
         session: The session whose tools to export.
@@ -115,6 +118,12 @@ def tools(session: Session) -> list[McpTool]:
             from pedelec._output import mcp_output_schema
 
             entry["outputSchema"] = mcp_output_schema(tool["outputSchema"])
+        if tool.get("requiresApproval"):
+            # A call a person must approve is one a client should treat with care, unless the
+            # tool's own hints say how it behaves.
+            hints = entry.get("annotations", {})
+            if "destructiveHint" not in hints and not hints.get("readOnlyHint"):
+                entry["annotations"] = {**hints, "destructiveHint": True}
         listed.append(entry)
     return listed
 

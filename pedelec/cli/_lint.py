@@ -130,8 +130,12 @@ def _risky_word(text: str) -> str | None:
 
 
 def _lint_intent(spec: dict[str, Any]) -> Finding | None:
-    """Warn about a tool that sounds destructive but is not marked ``destructiveHint: true``."""
-    if spec.get("annotations", {}).get("destructiveHint") is True:
+    """Warn about a tool that sounds destructive but is not marked ``destructiveHint: true``.
+
+    A tool that needs approval is marked: every call waits for a person, and MCP lists it
+    with ``destructiveHint: true``.
+    """
+    if spec.get("annotations", {}).get("destructiveHint") is True or spec.get("requiresApproval"):
         return None
     word = _risky_word(spec["name"]) or _risky_word(spec["description"])
     if word is None:

@@ -15,7 +15,7 @@ concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``, whose
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ def build_server(
     from pedelec import __version__
     from pedelec._context import report_to
     from pedelec.adapters import mcp as adapter
+    from pedelec.cli._approve import ServeApprovals
     from pedelec.cli._notify import LEVEL_KEY, CallNotices, ranked
     from pedelec.cli._wire import duplicate_of, duplicate_result
 
@@ -118,9 +119,11 @@ def build_server(
             tools=[types.Tool.model_validate(tool) for tool in adapter.tools(session)]
         )
 
+    approvals = ServeApprovals(session)
+
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         unknown = adapter.unknown_tool(session, params.name)
         if unknown is not None:
             raise MCPError(unknown["code"], unknown["message"], unknown["data"])
@@ -128,23 +131,35 @@ def build_server(
         if duplicate is not None:
             result = adapter.call_tool_result(duplicate_result(params.name, *duplicate))
             return types.CallToolResult.model_validate(result)
-        notices = CallNotices(
-            asyncio.get_running_loop(),
-            ctx,
-            min_level=_state(ctx).get(LEVEL_KEY, 0),
-            allowed=allowed_log_levels(ctx.session.protocol_version, ctx.meta),
-            heartbeat=heartbeat,
-        )
-        # The task serving this request ends with it, so the reporter is never reset.
-        report_to(notices)
+
+        def run(call: Awaitable[Any]) -> Awaitable[Any]:
+            # A fresh set of notices for each run: an approved call runs after the first run.
+            notices = CallNotices(
+                asyncio.get_running_loop(),
+                ctx,
+                min_level=_state(ctx).get(LEVEL_KEY, 0),
+                allowed=allowed_log_levels(ctx.session.protocol_version, ctx.meta),
+                heartbeat=heartbeat,
+            )
+            # The task serving this request ends with it, so the reporter is never reset.
+            report_to(notices)
+            return notices.run(call)
+
         rid = None if ctx.request_id is None else str(ctx.request_id)
         # The SDK's parsed arguments are copied by the tool's generated copier (no dearer than
         # validating them), not taken as owned: that copy is also what holds them to the
         # session's depth and size bounds, which the SDK's parser does not apply.
-        result = await notices.run(
-            adapter.dispatch_tool_call(session, params.name, params.arguments, tool_request_id=rid)
+        # A call that needs approval is put to the client's user (pedelec.cli._approve).
+        return await approvals.call(
+            ctx,
+            params,
+            lambda: run(
+                adapter.dispatch_tool_call(
+                    session, params.name, params.arguments, tool_request_id=rid
+                )
+            ),
+            run,
         )
-        return types.CallToolResult.model_validate(result)
 
     async def set_level(
         ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
