@@ -1,7 +1,7 @@
 """OpenTelemetry spans for tool calls: the ``pedelec[otel]`` extra.
 
 ``instrument(session)`` gives every call of one session, ``dispatch`` and ``dispatch_sync``
-alike, one span shaped by the OpenTelemetry GenAI semantic conventions for tool execution:
+alike (and ``resume``/``resume_sync`` of a call deferred for approval), one span shaped by the OpenTelemetry GenAI semantic conventions for tool execution:
 named ``execute_tool {gen_ai.tool.name}``, kind ``INTERNAL``, with ``gen_ai.operation.name``,
 ``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``gen_ai.tool.description`` and
 ``gen_ai.tool.type``; an error result sets ``error.type`` to its pedelec code and the span's
@@ -9,7 +9,7 @@ status to ``ERROR``. The span is the current span while the handler runs, in the
 too, so the handler's own spans are its children; under ``pedelec serve`` it is a child of the
 MCP SDK's ``tools/call`` span.
 
-It wraps the two methods on the session *instance*: a session that is not instrumented runs
+It wraps those methods on the session *instance*: a session that is not instrumented runs
 exactly the code it ran before, and ``import pedelec`` never imports ``opentelemetry`` (this
 module does, when ``instrument`` is called).
 """
@@ -154,6 +154,9 @@ def instrument(
     active = [True]  # a cell the wrappers and ``stop`` share
     original_async = session.dispatch
     original_sync = session.dispatch_sync
+    original_resume = session.resume
+    original_resume_sync = session.resume_sync
+    peek = session._approvals.peek
 
     def begin(name: Any, rid: str, args: Any) -> Span | None:
         """The call's span, started; ``None`` when telemetry itself failed (the call runs)."""
@@ -270,24 +273,68 @@ def instrument(
         end(span, result)
         return result
 
+    def begin_resumed(token: Any) -> Span | None:
+        """The span of a resumed call (the deferred call's tool and id), or ``None`` when the
+        token names no waiting call: ``resume`` answers that without running anything."""
+        pending = peek(token) if type(token) is str else None
+        if pending is None:
+            return None
+        return begin(pending.tool, str(pending.rid), pending.args)
+
+    async def resume(token: str, *, approve: bool, reason: str | None = None) -> ToolResult:
+        span = begin_resumed(token) if active[0] else None
+        if span is None:
+            return await original_resume(token, approve=approve, reason=reason)
+        attached = attach(in_context(span))
+        try:
+            result = await original_resume(token, approve=approve, reason=reason)
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(attached)
+        end(span, result)
+        return result
+
+    def resume_sync(token: str, *, approve: bool, reason: str | None = None) -> ToolResult:
+        span = begin_resumed(token) if active[0] else None
+        if span is None:
+            return original_resume_sync(token, approve=approve, reason=reason)
+        attached = attach(in_context(span))
+        try:
+            result = original_resume_sync(token, approve=approve, reason=reason)
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(attached)
+        end(span, result)
+        return result
+
+    wrappers = {
+        "dispatch": dispatch,
+        "dispatch_sync": dispatch_sync,
+        "resume": resume,
+        "resume_sync": resume_sync,
+    }
+
     def stop() -> None:
         active[0] = False
-        for name, wrapper in (("dispatch", dispatch), ("dispatch_sync", dispatch_sync)):
+        for name, wrapper in wrappers.items():
             # Someone who wrapped the method after us keeps their wrapper; ours passes through.
             if own.get(name) is wrapper:
                 del own[name]
 
-    for wrapper in (dispatch, dispatch_sync):
+    for wrapper in wrappers.values():
         vars(wrapper)["_pedelec_otel"] = active
         wrapper.__doc__ = getattr(Session, wrapper.__name__).__doc__
     # Instance attributes shadow the class's methods for every caller that looks them up on
     # the session (the adapters, ``pedelec serve``, the CLI).
-    own["dispatch"] = dispatch
-    own["dispatch_sync"] = dispatch_sync
+    own.update(wrappers)
     return stop
 
 
-_METHODS: Final = ("dispatch", "dispatch_sync")
+_METHODS: Final = ("dispatch", "dispatch_sync", "resume", "resume_sync")
 
 
 def _shown_name(name: Any) -> str:

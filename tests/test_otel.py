@@ -652,3 +652,46 @@ def test_a_bare_tool_and_an_ended_session_are_failed_executions(
         **base("bare", "e", "No handler."),
         "error.type": "SESSION_ENDED",
     }
+
+
+@pytest.mark.parametrize("how", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("approve", "value", "code"), [(True, "wiped d1", None), (False, None, "TOOL_APPROVAL_DENIED")]
+)
+def test_a_resumed_call_is_a_span_with_the_deferred_calls_id(
+    provider: TracerProvider,
+    exporter: InMemorySpanExporter,
+    how: str,
+    approve: bool,
+    value: Any,
+    code: str | None,
+) -> None:
+    session = Session()
+
+    @session.on_tool(
+        "wipe", description="Wipe a disk.", schema={"type": "object"}, requires_approval=True
+    )
+    def wipe(args: Any) -> str:
+        return "wiped d1"
+
+    instrument(session, tracer_provider=provider)
+    deferred = session.dispatch_sync("wipe", {}, tool_request_id="call_9")
+    token = deferred.error.details["token"] if deferred.error is not None else ""
+    if how == "sync":
+        result = session.resume_sync(token, approve=approve)
+        again = session.resume_sync(token, approve=True)
+    else:
+        result = asyncio.run(session.resume(token, approve=approve))
+        again = asyncio.run(session.resume(token, approve=True))
+    assert result.value == value
+    assert (None if result.error is None else result.error.code) == code
+    assert again.error is not None and again.error.code == "TOOL_APPROVAL_INVALID"
+    spans = exporter.get_finished_spans()
+    # The deferral, then the resumed call; a token that names no waiting call makes no span.
+    assert [span.name for span in spans] == ["execute_tool wipe", "execute_tool wipe"]
+    expected = base("wipe", "call_9", "Wipe a disk.")
+    assert attributes_of(spans[0]) == {**expected, "error.type": "TOOL_APPROVAL_REQUIRED"}
+    assert attributes_of(spans[1]) == (
+        expected if code is None else {**expected, "error.type": code}
+    )
+    session.end()
