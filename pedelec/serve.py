@@ -168,12 +168,12 @@ class McpApp:
             if isinstance(self._source, Session):
                 session = self._source
             else:
-                made = self._source()
-                if not isinstance(made, Session):
+                session = self._source()
+                if not isinstance(session, Session):
                     raise TypeError(
-                        f"the session factory returned a {type(made).__name__}, not a Session"
+                        f"the session factory returned a {type(session).__name__}, not a Session"
                     )
-                session = made
+                made = session
             server = build_server(
                 session, name=self._name, version=self._version, heartbeat=self._heartbeat
             )

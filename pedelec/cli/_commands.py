@@ -246,7 +246,8 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
             if value
         ]
         if given:
-            raise Fail(f"{', '.join(given)} need --transport http", EXIT_USAGE)
+            verb = "needs" if len(given) == 1 else "need"
+            raise Fail(f"{', '.join(given)} {verb} --transport http", EXIT_USAGE)
     if not _serve.mcp_available():
         raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
     if ns.allow_hosts is not None or ns.allow_origins is not None:
