@@ -34,11 +34,11 @@ __all__ = ["McpApp", "asgi_app"]
 
 #: The Host headers an app accepts unless told otherwise: this machine only (the MCP SDK's own
 #: default for a server on loopback), so a page on another site cannot reach it by DNS rebinding.
-LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+_LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 
 #: The environment variable that hands ``pedelec serve --workers N`` its target and options
 #: over to each worker process (:func:`_worker_app`).
-WORKER_ENV: Final = "PEDELEC_SERVE_WORKER"
+_WORKER_ENV: Final = "PEDELEC_SERVE_WORKER"
 
 _NOT_RUNNING: Final = (
     b"pedelec: this MCP app is not running: its lifespan was not started. A host app that "
@@ -58,7 +58,7 @@ def _security(
             given is not None and not all(isinstance(v, str) and v for v in given)
         ):
             raise TypeError(f"{label} must be a list of non-empty strings, got {given!r}")
-    hosts = list(LOOPBACK_HOSTS if allowed_hosts is None else allowed_hosts)
+    hosts = list(_LOOPBACK_HOSTS if allowed_hosts is None else allowed_hosts)
     if allowed_origins is not None and "*" in allowed_origins:
         raise ValueError(
             "allowed_origins cannot hold '*'; allowed_hosts=['*'] turns the Host and Origin "
@@ -332,7 +332,7 @@ def asgi_app(
 def _worker_app() -> McpApp:
     """The app of one ``pedelec serve --workers N`` worker: uvicorn's factory, by import string.
 
-    The parent hands over the TARGET and the options in :data:`WORKER_ENV`; each worker loads
+    The parent hands over the TARGET and the options in an environment variable; each worker loads
     the target itself (a session cannot cross a process boundary), and stops when its parent
     is gone, however the parent ended.
     """
@@ -346,7 +346,7 @@ def _worker_app() -> McpApp:
     from pedelec.cli._target import load_target
 
     try:
-        handed = json.loads(os.environ[WORKER_ENV])
+        handed = json.loads(os.environ[_WORKER_ENV])
         # The worker's stderr is the parent's: the same logger settings for the process's life.
         _kept.enter_context(quiet_logging(handed["log_level"], traceback=handed["traceback"]))
         _watch_parent(handed["parent"])

@@ -40,6 +40,7 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "counter.py": ((), ['{"value":3}']),
     "long_task.py": ((), ['{"copied":2}']),
+    "mcp_asgi.py": ((), ['update_counter -> {"value":3}']),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),
     "typed_tools.py": (

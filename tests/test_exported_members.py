@@ -182,6 +182,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
     ],
     "pedelec.adapters.agents": ["function_tools"],
     "pedelec.adapters.pydantic_ai": ["toolset"],
+    "pedelec.serve": ["McpApp", "asgi_app"],
     "pedelec.cli": ["main"],
 }
 
@@ -298,6 +299,7 @@ def test_docs_api_lists_the_paths_pinned_here() -> None:
         "pedelec.adapters.mcp",
         "pedelec.adapters.agents",
         "pedelec.adapters.pydantic_ai",
+        "pedelec.serve",
         "pedelec.cli.main",
     ]
 

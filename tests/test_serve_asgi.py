@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -24,9 +25,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
+from test_mcp_server import serving
 
 from pedelec import Session
 from pedelec.cli import main
+from pedelec.cli._http import uses_loopback
 from pedelec.cli._serve import listen
 from pedelec.serve import McpApp, asgi_app
 
@@ -43,6 +46,11 @@ def make_session() -> Session:
     @session.on_tool("whoami", description="The call's request id.", schema={"type": "object"})
     def whoami(args: dict[str, Any], ctx: Any) -> Any:
         return ctx.tool_request_id
+
+    @session.on_tool("chatty", description="Log at info.", schema={"type": "object"})
+    def chatty(args: dict[str, Any], ctx: Any) -> str:
+        ctx.log("info", "said at info")
+        return "logged"
 
     return session
 
@@ -97,7 +105,7 @@ def test_mounted_in_starlette_with_the_hosts_lifespan() -> None:
         assert mcp.running
         assert httpx2.get(f"{base}/health").text == "ok"
         listed, text, (name, structured) = anyio.run(list_and_call, f"{base}/tools/mcp")
-    assert listed == ["echo", "whoami"]
+    assert listed == ["echo", "whoami", "chatty"]
     assert (text, name, structured) == ('{"text":"hi"}', "mounted", {"text": "hi"})
     assert not mcp.running
 
@@ -116,7 +124,7 @@ def test_a_host_lifespan_that_enters_the_apps_own() -> None:
 
     with running(Starlette(routes=[Mount("/", app=mcp)], lifespan=lifespan)) as base:
         listed, text, _ = anyio.run(list_and_call, f"{base}/mcp")
-    assert (listed, text) == (["echo", "whoami"], '{"text":"hi"}')
+    assert (listed, text) == (["echo", "whoami", "chatty"], '{"text":"hi"}')
     assert events == ["host up", "mcp up", "mcp down"]
 
 
@@ -144,7 +152,7 @@ def test_run_directly_a_factory_is_called_at_start_and_its_session_ended_at_stop
     with running(mcp) as base:
         assert len(made) == 1 and made[0].status == "idle"
         listed, text, _ = anyio.run(list_and_call, f"{base}/mcp")
-        assert (listed, text) == (["echo", "whoami"], '{"text":"hi"}')
+        assert (listed, text) == (["echo", "whoami", "chatty"], '{"text":"hi"}')
     assert made[0].status == "ended"
     # A lifespan may run again (a fresh SDK session manager each time): a second session.
     with running(mcp) as base:
@@ -199,12 +207,16 @@ def rpc(base: str, body: dict[str, Any], **headers: str) -> httpx2.Response:
     return httpx2.post(f"{base}/mcp", json=body, headers={**ACCEPT, **headers}, timeout=30)
 
 
-def answer_of(response: httpx2.Response) -> Any:
-    """The JSON-RPC message in an SSE (or JSON) response."""
+def messages_of(response: httpx2.Response) -> list[Any]:
+    """The JSON-RPC messages in an SSE (or JSON) response."""
     if response.headers["content-type"].startswith("application/json"):
-        return response.json()
+        return [response.json()]
     data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
-    (message,) = [json.loads(d) for d in data if d]
+    return [json.loads(d) for d in data if d]
+
+
+def answer_of(response: httpx2.Response) -> Any:
+    (message,) = messages_of(response)
     return message
 
 
@@ -234,6 +246,22 @@ def test_stateful_needs_a_session_and_stateless_does_not() -> None:
         again = rpc(base, whoami(2))
     assert (answered.status_code, again.status_code) == (200, 200)
     assert [answer_of(r)["result"]["isError"] for r in (answered, again)] == [False, False]
+
+
+def test_stateless_keeps_no_log_level_between_requests() -> None:
+    set_level = {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel"}
+    call = {**whoami(2), "params": {"name": "chatty", "arguments": {}}}
+    with running(asgi_app(make_session(), stateless=True)) as base:
+        assert answer_of(rpc(base, {**set_level, "params": {"level": "error"}})) == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {},
+        }
+        messages = messages_of(rpc(base, call))
+    # Each request is a connection of its own: the "error" level set before is not this one's.
+    assert [m.get("method") for m in messages] == ["notifications/message", None]
+    assert messages[0]["params"]["level"] == "info"
+    assert messages[1]["result"]["content"] == [{"type": "text", "text": '"logged"'}]
 
 
 def test_the_official_client_over_stateless() -> None:
@@ -368,6 +396,38 @@ def test_serve_usage_errors(
 ) -> None:
     assert main(["serve", "examples/counter.py:session", *argv]) == 2
     assert capsys.readouterr().err == message
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.0.0.2", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("tools.example.com", False),
+    ],
+)
+def test_which_bound_hosts_count_as_loopback(host: str, loopback: bool) -> None:
+    # A server bound beyond loopback checks no Host header unless told to, as the SDK does.
+    assert uses_loopback(host) is loopback
+
+
+def test_serve_stateless_says_so_and_answers_without_a_session(tmp_path: Path) -> None:
+    with serving(["examples/counter.py:session", "--stateless"], tmp_path / "err.txt") as url:
+        deadline = time.monotonic() + 10  # the second line may follow the first a moment later
+        while len(lines := (tmp_path / "err.txt").read_text(encoding="utf-8").splitlines()) < 2:
+            assert time.monotonic() < deadline, lines
+            time.sleep(0.02)
+        assert lines[1:] == ["pedelec: one process, stateless HTTP"]
+        base = url.removesuffix("/mcp")
+        call = {**whoami(5), "params": {"name": "update_counter", "arguments": {"delta": 2}}}
+        response = rpc(base, call)
+    assert "mcp-session-id" not in response.headers
+    assert answer_of(response)["result"]["structuredContent"] == {"value": 2}
 
 
 def test_fastapi_mount_when_installed() -> None:

@@ -127,7 +127,7 @@ def run_http(
     from uvicorn.config import STARTUP_FAILURE
     from uvicorn.supervisors import Multiprocess
 
-    from pedelec.serve import WORKER_ENV
+    from pedelec.serve import _WORKER_ENV
 
     assert target is not None, "workers load the session from its TARGET"
     handed: dict[str, Any] = {
@@ -137,7 +137,7 @@ def run_http(
         "traceback": traceback,
         "parent": os.getpid(),
     }
-    os.environ[WORKER_ENV] = json.dumps(handed)
+    os.environ[_WORKER_ENV] = json.dumps(handed)
     config = uvicorn.Config(
         "pedelec.serve:_worker_app",
         factory=True,
