@@ -38,6 +38,57 @@ app = Starlette(
 # --8<-- [end:app]
 
 
+# --8<-- [start:fastapi]
+def fastapi_app():
+    """The same endpoint in a FastAPI app whose lifespan does work of its own."""
+    import contextlib
+
+    from fastapi import FastAPI  # pip install fastapi: not a pedelec dependency
+
+    @contextlib.asynccontextmanager
+    async def lifespan(api):
+        # ... your own start-up ...
+        async with mcp.lifespan(api):
+            yield
+        # ... your own shut-down ...
+
+    api = FastAPI(lifespan=lifespan)
+    api.mount("/tools", mcp)  # MCP at /tools/mcp
+    return api
+
+
+# --8<-- [end:fastapi]
+
+
+# --8<-- [start:factory]
+from pedelec import Session  # noqa: E402
+
+
+def make_session() -> Session:
+    made = Session(guidance="One session per worker process.")
+
+    @made.on_tool("ping", description="Answer pong.", schema={"type": "object"})
+    def ping(args):
+        return "pong"
+
+    return made
+
+
+# Called when the app's lifespan starts, in the process that serves: uvicorn mcp_asgi:per_process
+per_process = asgi_app(make_session, stateless=True)
+# --8<-- [end:factory]
+
+# --8<-- [start:hosts]
+public = asgi_app(
+    session,
+    stateless=True,
+    allowed_hosts=["tools.example.com", "tools.example.com:8443"],
+    allowed_origins=["https://app.example.com"],
+)
+anywhere = asgi_app(session, allowed_hosts=["*"])  # a proxy in front checks Host and Origin
+# --8<-- [end:hosts]
+
+
 def main() -> None:
     import socket
     import threading

@@ -437,3 +437,27 @@ def test_fastapi_mount_when_installed() -> None:
     api.mount("/tools", mcp)
     with running(api) as base:
         assert anyio.run(list_and_call, f"{base}/tools/mcp")[1] == '{"text":"hi"}'
+
+
+def test_the_examples_factory_and_host_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "examples"))
+    example = importlib.import_module("mcp_asgi")
+
+    async def ping(url: str) -> str:
+        async with Client(url, mode="legacy") as client:
+            return text_of(await client.call_tool("ping", {}))
+
+    with running(example.per_process) as base:
+        assert anyio.run(ping, f"{base}/mcp") == '"pong"'
+        bad = rpc(base, whoami(1), host="tools.example.com")
+    assert (bad.status_code, bad.text) == (421, "Invalid Host header")
+    with running(example.public) as base:
+        good = rpc(
+            base,
+            {**whoami(1), "params": {"name": "update_counter", "arguments": {"delta": 1}}},
+            host="tools.example.com:8443",
+            origin="https://app.example.com",
+        )
+    assert good.status_code == 200
