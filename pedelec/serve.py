@@ -54,8 +54,8 @@ def _security(
     from mcp.server.transport_security import TransportSecuritySettings
 
     for label, given in (("allowed_hosts", allowed_hosts), ("allowed_origins", allowed_origins)):
-        if isinstance(given, str) or (
-            given is not None and not all(isinstance(v, str) and v for v in given)
+        if given is not None and (
+            not isinstance(given, list | tuple) or not all(isinstance(v, str) and v for v in given)
         ):
             raise TypeError(f"{label} must be a list of non-empty strings, got {given!r}")
     hosts = list(_LOOPBACK_HOSTS if allowed_hosts is None else allowed_hosts)

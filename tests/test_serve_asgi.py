@@ -347,6 +347,11 @@ def test_allowed_origins_given_and_any_host() -> None:
             "allowed_hosts must be a list of non-empty strings, got 'localhost'",
         ),
         (
+            lambda: asgi_app(Session(), allowed_hosts=7),  # type: ignore[arg-type]
+            TypeError,
+            "allowed_hosts must be a list of non-empty strings, got 7",
+        ),
+        (
             lambda: asgi_app(Session(), allowed_origins=[""]),
             TypeError,
             "allowed_origins must be a list of non-empty strings, got ['']",

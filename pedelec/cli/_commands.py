@@ -267,6 +267,13 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
         except OSError as exc:  # gaierror included: a host that does not resolve
             reason = exc.strerror or str(exc)
             raise Fail(f"cannot listen on {ns.host}:{port}: {reason}", EXIT_USAGE) from exc
+        from pedelec.cli._http import uses_loopback
+
+        if ns.allow_origins and not ns.allow_hosts and not uses_loopback(sock.getsockname()[0]):
+            # Beyond loopback no Host is checked by default, and the SDK checks Origin only
+            # together with Host.
+            sock.close()
+            raise Fail("--allow-origin needs --allow-host when --host is not loopback", EXIT_USAGE)
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt), _worker_failure():
         _serve.serve(
