@@ -435,6 +435,20 @@ def test_serve_stateless_says_so_and_answers_without_a_session(tmp_path: Path) -
     assert answer_of(response)["result"]["structuredContent"] == {"value": 2}
 
 
+def test_serve_allow_host_refuses_every_other_host(tmp_path: Path) -> None:
+    argv = ["examples/counter.py:session", "--stateless", "--allow-host", "tools.example.com:*"]
+    with serving(argv, tmp_path / "err.txt") as url:
+        base = url.removesuffix("/mcp")
+        port = base.rsplit(":", 1)[1]
+        loopback = rpc(base, whoami(1))
+        named = rpc(base, whoami(1), host=f"tools.example.com:{port}")
+        origin = rpc(base, whoami(1), host=f"tools.example.com:{port}", origin="https://x.example")
+    assert (loopback.status_code, loopback.text) == (421, "Invalid Host header")
+    # whoami is not a tool of the counter: answered (-32602), so the Host check let it through.
+    assert answer_of(named)["error"]["code"] == -32602
+    assert (origin.status_code, origin.text) == (403, "Invalid Origin header")
+
+
 def test_fastapi_mount_when_installed() -> None:
     fastapi = pytest.importorskip("fastapi")
     mcp = asgi_app(make_session())
