@@ -48,7 +48,10 @@ async def list_tools(ctx, params):
 
 async def call_tool(ctx, params):
     # Never raises for agent input: errors come back with isError set, so the model can retry.
-    result = await pedelec_mcp.dispatch_tool_call(session, params.name, params.arguments)
+    # The handler's ctx.tool_request_id is the JSON-RPC id of this tools/call request.
+    result = await pedelec_mcp.dispatch_tool_call(
+        session, params.name, params.arguments, tool_request_id=str(ctx.request_id)
+    )
     return types.CallToolResult.model_validate(result)
 
 

@@ -49,6 +49,7 @@ OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
         ],
     ),
     "long_task.py": ((), ['{"copied":2}']),
+    "mcp_asgi.py": ((), ['update_counter -> {"value":3}']),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),
     "typed_tools.py": (

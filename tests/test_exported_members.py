@@ -194,6 +194,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
     "pedelec.adapters.agents": ["function_tools"],
     "pedelec.adapters.pydantic_ai": ["toolset"],
     "pedelec.otel": ["CAPTURE_CONTENT_ENV", "instrument"],
+    "pedelec.serve": ["McpApp", "asgi_app"],
     "pedelec.cli": ["main"],
 }
 
@@ -313,6 +314,7 @@ def test_docs_api_lists_the_paths_pinned_here() -> None:
         "pedelec.adapters.agents",
         "pedelec.adapters.pydantic_ai",
         "pedelec.otel",
+        "pedelec.serve",
         "pedelec.cli.main",
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from pedelec.cli._lint import describe_load_error, lint_session
@@ -204,14 +205,59 @@ def _heartbeat(text: str | None) -> float | None:
     return seconds
 
 
+def _workers(text: str) -> int:
+    from pedelec.cli._http import MAX_WORKERS
+
+    try:
+        workers = int(text, 10)
+    except ValueError:
+        workers = 0
+    if not 1 <= workers <= MAX_WORKERS:
+        raise Fail(f"--workers must be a number from 1 to {MAX_WORKERS}, got {text!r}", EXIT_USAGE)
+    return workers
+
+
+@contextlib.contextmanager
+def _worker_failure() -> Iterator[None]:
+    from pedelec.cli._http import WorkersFailed
+
+    try:
+        yield
+    except WorkersFailed as exc:
+        raise Fail(str(exc), EXIT_FAILED) from None
+
+
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
     from pedelec.cli import _serve
 
     port = _port(ns.port)
     heartbeat = _heartbeat(ns.heartbeat)
+    workers = _workers(ns.workers)
+    if ns.transport != "http":
+        given = [
+            flag
+            for flag, value in (
+                ("--stateless", ns.stateless),
+                ("--workers", workers > 1),
+                ("--allow-host", ns.allow_hosts),
+                ("--allow-origin", ns.allow_origins),
+            )
+            if value
+        ]
+        if given:
+            verb = "needs" if len(given) == 1 else "need"
+            raise Fail(f"{', '.join(given)} {verb} --transport http", EXIT_USAGE)
     if not _serve.mcp_available():
         raise Fail(f"pedelec serve needs the MCP SDK; install it with: {MCP_INSTALL}", EXIT_USAGE)
+    if ns.allow_hosts is not None or ns.allow_origins is not None:
+        from pedelec.serve import _security
+
+        try:
+            _security(ns.allow_hosts, ns.allow_origins)
+        except ValueError as exc:
+            message = str(exc).replace("allowed_hosts=['*']", "--allow-host '*'")
+            raise Fail(message, EXIT_USAGE) from None
     session = _load(ns.target)
     session.lenient_json_args = True
     sock = None
@@ -221,8 +267,15 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
         except OSError as exc:  # gaierror included: a host that does not resolve
             reason = exc.strerror or str(exc)
             raise Fail(f"cannot listen on {ns.host}:{port}: {reason}", EXIT_USAGE) from exc
+        from pedelec.cli._http import uses_loopback
+
+        if ns.allow_origins and not ns.allow_hosts and not uses_loopback(sock.getsockname()[0]):
+            # Beyond loopback no Host is checked by default, and the SDK checks Origin only
+            # together with Host.
+            sock.close()
+            raise Fail("--allow-origin needs --allow-host when --host is not loopback", EXIT_USAGE)
     # Ctrl-C is how a server is stopped, not a failure.
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt), _worker_failure():
         _serve.serve(
             session,
             transport=ns.transport,
@@ -230,6 +283,13 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
             name=ns.name,
             version=ns.server_version,
             heartbeat=heartbeat,
+            stateless=ns.stateless,
+            allowed_hosts=ns.allow_hosts,
+            allowed_origins=ns.allow_origins,
+            workers=workers,
+            target=ns.target,
+            log_level=ns.log_level,
+            traceback=ns.traceback,
         )
     return EXIT_OK
 

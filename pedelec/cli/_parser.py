@@ -9,6 +9,7 @@ from typing import Final
 from pedelec import __version__
 from pedelec.cli import _commands
 from pedelec.cli._commands import FORMATS, MCP_INSTALL
+from pedelec.cli._http import MAX_WORKERS
 from pedelec.cli._lint import PROVIDERS
 from pedelec.cli._logs import LOG_LEVELS
 from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_NAME, DEFAULT_PORT
@@ -161,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
             "pedelec serve examples/counter.py:session --transport http --port 8000",
             "pedelec serve examples/counter.py:session --name counter --version 1.2.0 "
             "--heartbeat 10",
+            "pedelec serve examples/counter.py:session --transport http --host 0.0.0.0 "
+            "--workers 4 --allow-host tools.example.com",
         ],
         _commands.serve,
     )
@@ -191,6 +194,36 @@ def build_parser() -> argparse.ArgumentParser:
         help="while a call whose client asked for progress runs, send a progress "
         "notification whenever its handler reported none for SECONDS, so the client's "
         "idle timeout does not end it (default: no heartbeat)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: every request stands alone (no MCP session), so any process behind a "
+        "load balancer can answer it",
+    )
+    serve.add_argument(
+        "--workers",
+        metavar="N",
+        default="1",
+        help=f"HTTP: run N worker processes on the one port (1 to {MAX_WORKERS}; default 1); "
+        "more than one implies --stateless",
+    )
+    serve.add_argument(
+        "--allow-host",
+        dest="allow_hosts",
+        metavar="HOST",
+        action="append",
+        help="HTTP: accept this Host header (host, host:port or host:* for any port; "
+        "repeatable; * accepts any). Default: 127.0.0.1:*, localhost:* and [::1]:* when "
+        "--host is loopback, any otherwise",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        dest="allow_origins",
+        metavar="ORIGIN",
+        action="append",
+        help="HTTP: accept this Origin header (e.g. https://app.example.com; repeatable). "
+        "Default: http:// and https:// of each allowed host",
     )
     command(
         "convert",

@@ -14,7 +14,6 @@ concurrently by the SDK; each ``tools/call`` is one ``session.dispatch``, whose
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -270,11 +269,19 @@ def serve(
     name: str = DEFAULT_NAME,
     version: str | None = None,
     heartbeat: float | None = None,
+    stateless: bool = False,
+    allowed_hosts: list[str] | None = None,
+    allowed_origins: list[str] | None = None,
+    workers: int = 1,
+    target: str | None = None,
+    log_level: str = "warning",
+    traceback: bool = False,
 ) -> None:
     """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
 
-    Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP) on ``sock``, a socket
-    from :func:`listen`. Once listening, one line on stderr gives the URL.
+    Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP, the app of
+    :func:`pedelec.serve.asgi_app`) on ``sock``, a socket from :func:`listen`. Once listening,
+    one line on stderr gives the URL.
 
     Args:
         session: The session whose tools to serve.
@@ -284,33 +291,42 @@ def serve(
         version: The server's version in ``serverInfo`` (default: pedelec's version).
         heartbeat: Seconds between progress heartbeats of a long call, see
             :func:`build_server`; ``None``: no heartbeat.
+        stateless: HTTP: every request stands alone (no MCP session).
+        allowed_hosts: HTTP: the Host headers accepted (default: loopback's when bound to
+            loopback, any otherwise, as the SDK does); see :func:`pedelec.serve.asgi_app`.
+        allowed_origins: HTTP: the Origin headers accepted (default: those of the hosts).
+        workers: HTTP: how many worker processes (more than one: stateless, from ``target``).
+        target: The TARGET the session came from, which each worker process loads.
+        log_level: The ``pedelec`` logger's level in each worker process.
+        traceback: Whether worker processes log tracebacks.
 
     Example:
         >>> serve(session, transport="http", sock=listen("127.0.0.1", 8000))  # doctest: +SKIP
     """
     import anyio
 
-    server = build_server(session, name=name, version=version, heartbeat=heartbeat)
     if transport == "stdio":
+        server = build_server(session, name=name, version=version, heartbeat=heartbeat)
         anyio.run(_run_stdio, server)
         return
 
-    import uvicorn
-    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
-
-    from pedelec.cli._wire import checked_asgi
+    from pedelec.cli._http import HttpOptions, run_http
 
     assert sock is not None, "serve over http needs a socket from listen()"
-    bound_host, bound_port = sock.getsockname()[:2]
-    app = server.streamable_http_app(host=bound_host)
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-    count = len(session.tool_names())
-    print(
-        f"pedelec: serving {count} tool{'' if count == 1 else 's'} over MCP at "
-        f"http://{shown}:{bound_port}/mcp",
-        file=sys.stderr,
-        flush=True,
+    options = HttpOptions(
+        name=name,
+        version=version,
+        heartbeat=heartbeat,
+        stateless=stateless,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
     )
-    checked = checked_asgi(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
-    config = uvicorn.Config(checked, log_level="warning", lifespan="on")
-    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+    run_http(
+        session,
+        sock,
+        options,
+        workers=workers,
+        target=target,
+        log_level=log_level,
+        traceback=traceback,
+    )

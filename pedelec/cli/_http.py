@@ -1,0 +1,153 @@
+"""``pedelec serve --transport http``: one process, or N uvicorn worker processes on one socket.
+
+Both run the app of :func:`pedelec.serve.asgi_app`. With ``--workers N`` (N > 1) the parent
+keeps the listening socket and uvicorn's supervisor starts N processes that accept on it, each
+building the app with the factory ``pedelec.serve:_worker_app``: a session cannot cross a
+process boundary, so the parent hands over the TARGET and the options in an environment
+variable and every worker loads the target itself. Several processes share no MCP session, so
+workers are always stateless. SIGINT or SIGTERM to the parent stops every worker; a worker whose
+parent is gone stops by itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Final
+
+from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    import socket
+
+    from pedelec.session import Session
+
+__all__ = [
+    "MAX_WORKERS",
+    "HttpOptions",
+    "WorkersFailed",
+    "absolute_target",
+    "run_http",
+    "uses_loopback",
+]
+
+#: The most worker processes ``--workers`` starts.
+MAX_WORKERS: Final = 64
+
+# Seconds a stopping server waits for open requests (an SSE stream stays open as long as its
+# client does) before it closes them, so a stop never hangs on a client.
+_GRACE: Final = 5
+
+
+class WorkersFailed(Exception):
+    """A worker process failed to start, so the supervisor stopped them all."""
+
+
+class HttpOptions(TypedDict):
+    """What ``asgi_app`` is given, as JSON can carry it to a worker process."""
+
+    name: str
+    version: str | None
+    heartbeat: float | None
+    stateless: bool
+    allowed_hosts: list[str] | None
+    allowed_origins: list[str] | None
+
+
+def uses_loopback(host: str) -> bool:
+    """Whether ``host`` (an address the socket is bound to) is this machine only."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def absolute_target(target: str) -> str:
+    """``target`` with a file path made absolute, so another process finds the same file."""
+    from pedelec.cli._target import _is_file_target
+
+    ref, sep, attr = target.rpartition(":")
+    if sep and ref and _is_file_target(ref):
+        return f"{os.path.abspath(ref)}:{attr}"
+    return target
+
+
+def _announce(session: Session, host: str, port: int, workers: int, stateless: bool) -> None:
+    shown = f"[{host}]" if ":" in host else host
+    count = len(session.tool_names())
+    print(
+        f"pedelec: serving {count} tool{'' if count == 1 else 's'} over MCP at "
+        f"http://{shown}:{port}/mcp",
+        file=sys.stderr,
+        flush=True,
+    )
+    if workers > 1 or stateless:
+        how = f"{workers} worker processes" if workers > 1 else "one process"
+        print(f"pedelec: {how}, stateless HTTP", file=sys.stderr, flush=True)
+
+
+def run_http(
+    session: Session,
+    sock: socket.socket,
+    options: HttpOptions,
+    *,
+    workers: int = 1,
+    target: str | None = None,
+    log_level: str = "warning",
+    traceback: bool = False,
+) -> None:
+    """Serve ``session`` on ``sock`` until SIGINT or SIGTERM.
+
+    Raises:
+        WorkersFailed: When a worker process failed to start (its reason is on stderr).
+    """
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    if options["allowed_hosts"] is None and not uses_loopback(host):
+        # As the SDK does for a server bound beyond loopback: no Host check unless asked for.
+        options = {**options, "allowed_hosts": ["*"]}
+    if workers == 1:
+        import anyio
+
+        from pedelec.serve import asgi_app
+
+        app = asgi_app(session, **options)
+        _announce(session, host, port, 1, options["stateless"])
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="on", timeout_graceful_shutdown=_GRACE
+        )
+        anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
+        return
+
+    import json
+
+    from uvicorn.config import STARTUP_FAILURE
+    from uvicorn.supervisors import Multiprocess
+
+    from pedelec.serve import _WORKER_ENV
+
+    assert target is not None, "workers load the session from its TARGET"
+    handed: dict[str, Any] = {
+        "target": absolute_target(target),
+        "options": {**options, "stateless": True},
+        "log_level": log_level,
+        "traceback": traceback,
+        "parent": os.getpid(),
+    }
+    os.environ[_WORKER_ENV] = json.dumps(handed)
+    config = uvicorn.Config(
+        "pedelec.serve:_worker_app",
+        factory=True,
+        workers=workers,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=_GRACE,
+    )
+    _announce(session, host, port, workers, True)
+    supervisor = Multiprocess(config, sockets=[sock])
+    supervisor.run()
+    if any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes):
+        raise WorkersFailed("a worker process failed to start; its reason is above")
