@@ -82,6 +82,7 @@ if _typing.TYPE_CHECKING:
     from pedelec.session import (
         Session as Session,
         SessionStatus as SessionStatus,
+        ToolCall as ToolCall,
         ToolCallContext as ToolCallContext,
         ToolResult as ToolResult,
     )
@@ -134,6 +135,7 @@ _EXPORTS: dict[str, str] = {
     "ToolAnnotations": "pedelec.tools",
     "ToolArgsSchema": "pedelec.schema.types",
     "ToolArgsSchemaNode": "pedelec.schema.types",
+    "ToolCall": "pedelec.session",
     "ToolCallContext": "pedelec.session",
     "ToolDefinition": "pedelec.tools",
     "ToolResult": "pedelec.session",
@@ -187,6 +189,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolArgsSchema",
     "ToolArgsSchemaNode",
+    "ToolCall",
     "ToolCallContext",
     "ToolDefinition",
     "ToolResult",

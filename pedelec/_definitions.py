@@ -195,6 +195,17 @@ def check_annotations(name: str, annotations: Any) -> dict[str, bool] | None:
     return out or None
 
 
+def check_sequential(name: str, sequential: Any) -> bool:
+    """Check a tool's ``sequential`` flag: a bool (``1`` or ``"yes"`` would hide a typo)."""
+    if type(sequential) is bool:
+        return sequential
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: sequential must be True or False, got {type(sequential).__name__}.",
+        {"tool": name, "field": "sequential"},
+    )
+
+
 def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
     """The error for the TypeScript SDK's old ``input`` field."""
     return PedelecError(
@@ -245,6 +256,8 @@ class ToolDefinition(Generic[_P, _R]):
         title: A name for people (MCP's ``title``), or ``None``.
         annotations: The tool's MCP hints (``ToolAnnotations``), or ``None``; read-only by
             convention (``spec()`` returns a copy).
+        sequential: Whether a call of this tool in a batch of provider tool calls waits for
+            the calls before it and runs before the calls after it (default ``False``).
 
     Example:
         >>> from pedelec import Session, tool
@@ -269,6 +282,7 @@ class ToolDefinition(Generic[_P, _R]):
         "handler",
         "name",
         "prepare_args",
+        "sequential",
         "timeout_ms",
         "title",
         "validator",
@@ -280,6 +294,7 @@ class ToolDefinition(Generic[_P, _R]):
     handler: Callable[_P, _R] | None
     title: str | None
     annotations: dict[str, bool] | None
+    sequential: bool
     _schema: dict[str, Any]
     # Internal, read by the session's registry (``pedelec._session.registry``): the compiled
     # schema, how to call the inline handler, and the typed-tool step run before validation.
@@ -303,10 +318,12 @@ class ToolDefinition(Generic[_P, _R]):
         prepare: Callable[[Any], Any] | None = None,
         title: str | None = None,
         annotations: dict[str, bool] | None = None,
+        sequential: bool = False,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
         self.title = title
         self.annotations = annotations
+        self.sequential = sequential
         self.name = name
         self.description = description
         self._schema = schema
@@ -329,7 +346,7 @@ class ToolDefinition(Generic[_P, _R]):
 
     def spec(self) -> dict[str, Any]:
         """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
-        "title"?, "annotations"?}``; the optional keys only when set."""
+        "title"?, "annotations"?, "sequential"?}``; the optional keys only when set."""
         out: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -341,6 +358,8 @@ class ToolDefinition(Generic[_P, _R]):
             out["title"] = self.title
         if self.annotations is not None:
             out["annotations"] = dict(self.annotations)
+        if self.sequential:
+            out["sequential"] = True
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -361,6 +380,7 @@ def build_definition(
     legacy: Mapping[str, Any],
     title: Any = None,
     annotations: Any = None,
+    sequential: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -372,6 +392,7 @@ def build_definition(
     timeout_ms = _check_timeout(name, timeout_ms)
     title = check_title(name, title)
     annotations = check_annotations(name, annotations)
+    sequential = check_sequential(name, sequential)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
@@ -384,6 +405,7 @@ def build_definition(
         spec,
         title=title,
         annotations=annotations,
+        sequential=sequential,
     )
 
 
@@ -405,6 +427,7 @@ def definition_from_function(
     timeout_ms: Any,
     title: Any = None,
     annotations: Any = None,
+    sequential: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None."""
     if schema is None:
@@ -414,6 +437,7 @@ def definition_from_function(
         timeout_ms = _check_timeout(inferred.name, timeout_ms)
         title = check_title(inferred.name, title)
         annotations = check_annotations(inferred.name, annotations)
+        sequential = check_sequential(inferred.name, sequential)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -426,9 +450,12 @@ def definition_from_function(
             inferred.prepare_args if inferred.nullable else None,
             title=title,
             annotations=annotations,
+            sequential=sequential,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
-    return build_definition(name, description, schema, timeout_ms, fn, {}, title, annotations)
+    return build_definition(
+        name, description, schema, timeout_ms, fn, {}, title, annotations, sequential
+    )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from _thread import allocate_lock
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -29,8 +29,10 @@ from pedelec._handlers import HandlerSpec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._json.wire import SAFE_INT
 from pedelec._result import ToolResult, next_request_number, ok
+from pedelec._session.concurrency import Slots, check_max_concurrency
 from pedelec._session.declaring import Declaring
 from pedelec._session.events import PASSED, Events, SessionStatus
+from pedelec._session.middleware import Flow, ToolCall
 from pedelec._session.observing import Observing
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry
@@ -42,9 +44,10 @@ from pedelec.manifest import definition_from_entry
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from pedelec._session.middleware import Middleware
     from pedelec.schema import ArgError
 
-__all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
+__all__ = ["Session", "SessionStatus", "ToolCall", "ToolCallContext", "ToolResult"]
 
 #: A call admitted to run: its entry, its own copy of the validated args, the handler and the
 #: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
@@ -77,6 +80,9 @@ class Session(Declaring, Observing):
             uses it and never shuts it down; its capacity is the application's to size.
         max_workers: The size of the session's own worker pool (default ``min(32, cpus +
             4)``), when no ``executor`` is given.
+        max_concurrency: The most handlers of this session that run at once (default: no
+            cap), across threads and event loops. A call over the cap waits for a running one
+            to finish, first come first served; the wait counts against its timeout.
 
     Raises:
         PedelecError: ``INVALID_INPUT`` for a tool that breaks a rule, a duplicate name or a
@@ -108,6 +114,7 @@ class Session(Declaring, Observing):
         sync_dispatch: Literal["inline", "worker"] = "inline",
         executor: Executor | None = None,
         max_workers: int | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         if not isinstance(guidance, str):
             raise PedelecError(
@@ -134,6 +141,7 @@ class Session(Declaring, Observing):
                 {"field": "limits"},
             )
         _check_workers(sync_dispatch, executor, max_workers)
+        max_concurrency = check_max_concurrency(max_concurrency)
         self._guidance = guidance
         self._session_id = session_id
         self._sync_worker = sync_dispatch == "worker"
@@ -157,6 +165,10 @@ class Session(Declaring, Observing):
             max_workers=max_workers,
             max_abandoned=limits.max_abandoned_threads,
         )
+        slots = None if max_concurrency is None else Slots(max_concurrency)
+        #: True while no call needs more than admission and its runner (no middleware, no cap).
+        self._plain = slots is None
+        self._flow = Flow(self._runner, lock, slots, limits, self._set_plain)
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,
@@ -203,6 +215,61 @@ class Session(Declaring, Observing):
     @lenient_json_args.setter
     def lenient_json_args(self, value: bool) -> None:
         self._lenient = bool(value)
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """The most handlers that run at once, or ``None`` (no cap)."""
+        slots = self._flow.slots
+        return None if slots is None else slots.size
+
+    def use(self, middleware: Middleware) -> Callable[[], None]:
+        """Run ``middleware`` around every handler of this session; returns a function that
+        removes it.
+
+        ``async def middleware(call, call_next)`` or ``def middleware(call, call_next)``. It
+        runs after admission (the tool is known, the args are validated; a call that fails
+        there never reaches it), the first registered outermost. ``call`` is a ``ToolCall``
+        (``tool``, validated ``args``, ``ctx``); ``await call_next(call)`` (plain
+        ``call_next(call)`` in the sync form) runs the rest of the chain and the handler and
+        returns their ``ToolResult`` (a handler's failure is an error result, never an
+        exception). The middleware returns that result, another value (which becomes the
+        result, checked like a handler's), or raises: a ``PedelecError`` becomes the error
+        result with its own code, anything else ``TOOL_HANDLER_ERROR``. The call's timeout
+        covers the whole chain. A sync middleware runs in a worker thread, waiting there
+        while ``call_next`` runs the rest. Calls that started before ``use`` (or before the
+        removal) keep the middleware they started with.
+
+        Args:
+            middleware: The middleware function.
+
+        Returns:
+            A function that removes the middleware (idempotent).
+
+        Raises:
+            PedelecError: ``INVALID_INPUT`` when ``middleware`` is not callable.
+
+        Example:
+            >>> from pedelec import PedelecError, Session
+            >>> session = Session()
+            >>> @session.on_tool("delete", description="Delete a file.", schema={
+            ...     "type": "object", "properties": {"path": {"type": "string"}}})
+            ... def delete(args):
+            ...     return "deleted"
+            >>> async def guard(call, call_next):
+            ...     if call.args["path"].startswith("/etc"):
+            ...         raise PedelecError("FORBIDDEN", "That path is off limits.")
+            ...     return await call_next(call)
+            >>> remove = session.use(guard)
+            >>> session.dispatch_sync("delete", {"path": "/etc/passwd"}).error.code
+            'FORBIDDEN'
+            >>> remove()
+            >>> session.dispatch_sync("delete", {"path": "/etc/passwd"}).value
+            'deleted'
+        """
+        return self._flow.add(middleware)
+
+    def _set_plain(self, plain: bool) -> None:
+        self._plain = plain
 
     def __repr__(self) -> str:
         return (
@@ -273,6 +340,9 @@ class Session(Declaring, Observing):
         entry, args, spec, timeout_ms = prepared
         name = entry.name
         runner = self._runner
+        if not self._plain:
+            flow = self._flow.run(entry, rid, spec, args, turn_id, timeout_ms, self._sync_worker)
+            return private_loop().run_until_complete(flow)  # type: ignore[no-any-return]
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
@@ -381,6 +451,8 @@ class Session(Declaring, Observing):
         if type(prepared) is ToolResult:
             return prepared
         entry, args, spec, timeout_ms = prepared
+        if not self._plain:
+            return await self._flow.run(entry, rid, spec, args, turn_id, timeout_ms, True)
         if spec.is_async:
             return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)

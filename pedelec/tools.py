@@ -42,6 +42,7 @@ def define_tool(
     handler: Callable[_P, _R],
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    sequential: bool = False,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -54,6 +55,7 @@ def define_tool(
     handler: None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    sequential: bool = False,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -67,6 +69,7 @@ def define_tool(
     handler: Callable[..., Any] | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    sequential: bool = False,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -81,6 +84,9 @@ def define_tool(
         title: A name for people (MCP's ``title``); optional.
         annotations: MCP hints (``ToolAnnotations``: ``readOnlyHint``, ``destructiveHint``,
             ``idempotentHint``, ``openWorldHint``, each a bool); optional.
+        sequential: In a batch of provider tool calls, a call of this tool waits for the
+            calls before it and runs before the calls after it (default ``False``: every call
+            of a batch runs at once).
 
     Returns:
         A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
@@ -103,7 +109,7 @@ def define_tool(
     if schema is _NO_SCHEMA and "input" not in legacy:
         raise TypeError("define_tool() missing 1 required keyword-only argument: 'schema'")
     return build_definition(
-        name, description, schema, timeout_ms, handler, legacy, title, annotations
+        name, description, schema, timeout_ms, handler, legacy, title, annotations, sequential
     )
 
 
@@ -119,6 +125,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    sequential: bool = False,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -129,6 +136,7 @@ def tool(
     timeout_ms: int | None = None,
     title: str | None = None,
     annotations: ToolAnnotations | None = None,
+    sequential: bool = False,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 
@@ -144,6 +152,8 @@ def tool(
         timeout_ms: The tool's timeout in milliseconds (default: 60 000).
         title: A name for people (MCP's ``title``); optional.
         annotations: MCP hints (``ToolAnnotations``); optional.
+        sequential: In a batch of provider tool calls, a call of this tool waits for the
+            calls before it and runs before the calls after it (default ``False``).
 
     Returns:
         A decorator that returns the ``ToolDefinition``, which stays callable like the function.
@@ -167,7 +177,7 @@ def tool(
 
     def decorate(fn: Callable[_P, _R]) -> ToolDefinition[_P, _R]:
         return definition_from_function(
-            fn, name, description, schema, timeout_ms, title, annotations
+            fn, name, description, schema, timeout_ms, title, annotations, sequential
         )
 
     return decorate

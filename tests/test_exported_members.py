@@ -60,6 +60,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "ToolAnnotations",
         "ToolArgsSchema",
         "ToolArgsSchemaNode",
+        "ToolCall",
         "ToolCallContext",
         "ToolDefinition",
         "ToolResult",
@@ -71,7 +72,7 @@ EXPECTED_ALL: dict[str, list[str]] = {
         "parse_json_args",
         "tool",
     ],
-    "pedelec.session": ["Session", "SessionStatus", "ToolCallContext", "ToolResult"],
+    "pedelec.session": ["Session", "SessionStatus", "ToolCall", "ToolCallContext", "ToolResult"],
     "pedelec.tools": ["ToolAnnotations", "ToolDefinition", "define_tool", "tool"],
     "pedelec.markers": [
         "Description",

@@ -53,6 +53,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        sequential: bool = False,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -66,6 +67,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        sequential: bool = False,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -83,6 +85,8 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (only with ``schema=``).
             title: A name for people, MCP's ``title`` (only with ``schema=``).
             annotations: MCP hints, ``ToolAnnotations`` (only with ``schema=``).
+            sequential: In a batch of provider tool calls, a call of this tool waits for the
+                calls before it and runs before the calls after it (only with ``schema=``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -108,11 +112,13 @@ class Declaring:
         if legacy:
             raise TypeError(f"on_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
         if schema is None:
-            if any(x is not None for x in (description, timeout_ms, title, annotations)):
+            if sequential is not False or any(
+                x is not None for x in (description, timeout_ms, title, annotations)
+            ):
                 raise PedelecError(
                     INVALID_INPUT,
-                    f'Tool "{name}": description, timeout_ms, title and annotations only apply '
-                    "when declaring the tool with schema=.",
+                    f'Tool "{name}": description, timeout_ms, title, annotations and sequential '
+                    "only apply when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
             self._registry.require(name)
@@ -128,7 +134,9 @@ class Declaring:
         def declare(fn: _F) -> _F:
             text = description if description is not None else doc_description(fn)
             self._registry.add(
-                build_definition(name, text, schema, timeout_ms, fn, {}, title, annotations)
+                build_definition(
+                    name, text, schema, timeout_ms, fn, {}, title, annotations, sequential
+                )
             )
             return fn
 
@@ -146,6 +154,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        sequential: bool = False,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -157,6 +166,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        sequential: bool = False,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -168,6 +178,7 @@ class Declaring:
         timeout_ms: int | None = None,
         title: str | None = None,
         annotations: ToolAnnotations | None = None,
+        sequential: bool = False,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -181,6 +192,8 @@ class Declaring:
             timeout_ms: The tool's timeout in milliseconds (default: 60 000).
             title: A name for people, MCP's ``title``; optional.
             annotations: MCP hints, ``ToolAnnotations``; optional.
+            sequential: In a batch of provider tool calls, a call of this tool waits for the
+                calls before it and runs before the calls after it (default ``False``).
 
         Returns:
             The function, or a decorator that returns it.
@@ -200,7 +213,9 @@ class Declaring:
         """
         if callable(target):
             self._registry.add(
-                definition_from_function(target, None, None, None, timeout_ms, title, annotations)
+                definition_from_function(
+                    target, None, None, None, timeout_ms, title, annotations, sequential
+                )
             )
             return target
         if target is not None:
@@ -209,7 +224,7 @@ class Declaring:
         def declare(fn: _F) -> _F:
             self._registry.add(
                 definition_from_function(
-                    fn, name, description, None, timeout_ms, title, annotations
+                    fn, name, description, None, timeout_ms, title, annotations, sequential
                 )
             )
             return fn
@@ -328,6 +343,7 @@ class Declaring:
         sync_dispatch: Literal["inline", "worker"] = "inline",
         executor: Executor | None = None,
         max_workers: int | None = None,
+        max_concurrency: int | None = None,
     ) -> Self:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
@@ -361,4 +377,5 @@ class Declaring:
             sync_dispatch=sync_dispatch,
             executor=executor,
             max_workers=max_workers,
+            max_concurrency=max_concurrency,
         )
