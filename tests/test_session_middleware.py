@@ -502,3 +502,25 @@ def test_a_middleware_sees_the_callers_context_variables() -> None:
 
     asyncio.run(main())
     assert seen == ["sync caller", "async from sync", "handler from sync"]
+
+
+@pytest.mark.parametrize("is_async", [True, False], ids=["async mw", "sync mw"])
+def test_a_call_next_kept_for_later_runs_nothing(is_async: bool) -> None:
+    log: list[str] = []
+    session = make({}, "sync", log)
+    kept: list[Any] = []
+
+    def keep(call: ToolCall, call_next: Any) -> Any:
+        kept.append((call, call_next))
+        return "kept"
+
+    session.use(either(keep)(is_async))
+    assert call(session, "sync", {"n": 1}).value == "kept"
+    late_call, late_next = kept[0]
+    with pytest.raises(RuntimeError) as info:
+        if is_async:
+            asyncio.run(late_next(late_call))
+        else:
+            late_next(late_call)
+    assert str(info.value) == 'call_next() was called after the call of "t" ended'
+    assert log == []

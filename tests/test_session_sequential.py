@@ -477,3 +477,27 @@ def test_max_concurrency_property() -> None:
     assert Session().max_concurrency is None
     assert Session(max_concurrency=3).max_concurrency == 3
     assert Session.from_manifest({"tools": []}, max_concurrency=4).max_concurrency == 4
+
+
+def test_pydantic_ai_runs_a_sequential_tool_as_a_barrier() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from pedelec.adapters.pydantic_ai import toolset
+
+    board = Board()
+    session = batch_session(board, "async")
+    flags: list[tuple[str, bool]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) > 1:
+            return ModelResponse(parts=[TextPart("done")])
+        flags.extend((tool.name, tool.sequential) for tool in info.function_tools)
+        parts = [ToolCallPart(name, f'{{"n": {n}}}', tool_call_id=f"c{n}") for name, n in PLAN]
+        return ModelResponse(parts=parts)
+
+    agent = Agent(FunctionModel(model), toolsets=[toolset(session)])
+    assert asyncio.run(agent.run("Go.")).output == "done"
+    assert flags == [("read", False), ("write", True)]
+    check_order(board.log)

@@ -204,6 +204,7 @@ class Flow:
                 return settle(name, rid, None, raised, events, overdue)
             return chain.result(value, raised)
         finally:
+            chain.over = True
             runner.leave()
 
 
@@ -217,6 +218,7 @@ class _Chain:
         "issued",
         "layers",
         "name",
+        "over",
         "rid",
         "runner",
         "spec",
@@ -251,6 +253,7 @@ class _Chain:
         self.threaded = threaded
         #: The results ``call_next`` handed out: already settled, passed on as they are.
         self.issued: list[ToolResult] = []
+        self.over = False  # the call has its result: nothing more may run for it
 
     def result(self, value: Any, raised: BaseException | None) -> ToolResult:
         """What a middleware returned or raised, as the call's result."""
@@ -292,6 +295,8 @@ class _Chain:
             raise TypeError(
                 "call_next() takes the ToolCall the middleware received (or its with_args() copy)"
             )
+        if self.over:  # a call_next kept and called later would run a handler unbounded
+            raise RuntimeError(f'call_next() was called after the call of "{self.name}" ended')
         import asyncio
 
         task = asyncio.current_task()
@@ -455,8 +460,12 @@ class _Bridge:
         done: concurrent.futures.Future[ToolResult] = concurrent.futures.Future()
         context = contextvars.copy_context()  # the middleware's context, for the rest
         with self.lock:
-            if self.closed:  # the call is over: nothing more may run for it
+            if self.closed:  # the call timed out or was cancelled: nothing more may run for it
                 raise concurrent.futures.CancelledError
+            if self.chain.over:  # kept and called later: the loop may never run again
+                raise RuntimeError(
+                    f'call_next() was called after the call of "{self.chain.name}" ended'
+                )
             self.loop.call_soon_threadsafe(self._start, call, done, context)
         return done.result()
 

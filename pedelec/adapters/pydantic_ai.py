@@ -117,6 +117,8 @@ def _toolset_class() -> type:
                     parameters_json_schema=spec["argsSchema"],
                     description=spec["description"],
                     strict=False,
+                    # Pydantic AI runs a sequential tool as the same barrier pedelec's adapters do.
+                    sequential=spec.get("sequential", False),
                 )
                 tools[sent] = ToolsetTool(
                     toolset=self, tool_def=definition, max_retries=1, args_validator=validator
