@@ -40,6 +40,15 @@ def run_example(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     "counter.py": ((), ['{"value":3}']),
     "long_task.py": ((), ['{"copied":2}']),
+    "audited_server.py": (
+        (),
+        [
+            "audit: call_1 drop_table {'table': 'logs'} -> ok",
+            '{"dropped":"logs"}',
+            "audit: call_2 drop_table {'table': 'users'} -> FORBIDDEN",
+            '{"error":{"code":"FORBIDDEN","message":"Table users is protected."}}',
+        ],
+    ),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),
     "typed_tools.py": (
