@@ -279,6 +279,7 @@ def test_docs_api_lists_the_paths_pinned_here() -> None:
         "pedelec.session.Session",
         "pedelec.session.ToolResult",
         "pedelec.session.ToolCallContext",
+        "pedelec.session.ToolCall",
         "pedelec.session.SessionStatus",
         "pedelec.tools.define_tool",
         "pedelec.tools.tool",
