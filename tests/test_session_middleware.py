@@ -383,7 +383,8 @@ def test_the_timeout_covers_the_middleware(
     _name: str, options: dict[str, Any], mode: str, is_async: bool
 ) -> None:
     release = threading.Event()
-    entered = threading.Event()
+    finished = threading.Event()
+    late: list[str] = []
 
     if is_async:
 
@@ -393,9 +394,14 @@ def test_the_timeout_covers_the_middleware(
     else:
 
         def stall(call: ToolCall, call_next: Any) -> Any:
-            entered.set()
             release.wait(30)
-            return call_next(call)  # the call is over by now: refused
+            try:
+                return call_next(call)  # the call is over by now: refused
+            except BaseException as exc:
+                late.append(type(exc).__name__)
+                raise
+            finally:
+                finished.set()
 
     log: list[str] = []
     session = make(options, "sync", log, timeout_ms=50)
@@ -411,6 +417,9 @@ def test_the_timeout_covers_the_middleware(
             "details": {"tool": "t", "timeoutMs": 50},
         }
     }
+    if not is_async:
+        assert finished.wait(10)
+        assert late == ["CancelledError"]
     assert log == []
     assert session.status == "idle"
 

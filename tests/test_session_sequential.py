@@ -501,3 +501,23 @@ def test_pydantic_ai_runs_a_sequential_tool_as_a_barrier() -> None:
     assert asyncio.run(agent.run("Go.")).output == "done"
     assert flags == [("read", False), ("write", True)]
     check_order(board.log)
+
+
+def test_end_while_waiting_for_a_slot() -> None:
+    meter = Meter()
+    session = capped(meter, "async")
+
+    async def main() -> list[Any]:
+        holders = [asyncio.ensure_future(session.dispatch("t", {"n": n})) for n in range(2)]
+        while not meter.two.is_set():
+            await asyncio.sleep(0.001)
+        waiter = asyncio.ensure_future(session.dispatch("t", {"n": 9}))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        session.end()
+        return [
+            (r.error.code if r.error else r.value) for r in await asyncio.gather(*holders, waiter)
+        ]
+
+    assert asyncio.run(main()) == ["SESSION_ENDED", "SESSION_ENDED", "SESSION_ENDED"]
+    assert meter.started == 2  # the waiter never ran its handler
