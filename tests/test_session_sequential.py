@@ -439,15 +439,20 @@ def test_waiting_for_a_slot_counts_against_the_timeout() -> None:
     assert ran == [0, 3]
 
 
+async def full_house(session: Session, meter: Meter) -> tuple[list[Any], Any]:
+    """Two calls holding both slots of a ``capped`` session, and a third one waiting."""
+    holders = [asyncio.ensure_future(session.dispatch("t", {"n": n})) for n in range(2)]
+    while not meter.two.is_set():
+        await asyncio.sleep(0.001)
+    return holders, asyncio.ensure_future(session.dispatch("t", {"n": 9}))
+
+
 def test_a_cancelled_waiter_gives_no_slot_away() -> None:
     meter = Meter()
     session = capped(meter, "async")
 
     async def main() -> list[Any]:
-        holders = [asyncio.ensure_future(session.dispatch("t", {"n": n})) for n in range(2)]
-        while not meter.two.is_set():
-            await asyncio.sleep(0.001)
-        waiter = asyncio.ensure_future(session.dispatch("t", {"n": 9}))
+        holders, waiter = await full_house(session, meter)
         await asyncio.sleep(0)
         waiter.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -508,10 +513,7 @@ def test_end_while_waiting_for_a_slot() -> None:
     session = capped(meter, "async")
 
     async def main() -> list[Any]:
-        holders = [asyncio.ensure_future(session.dispatch("t", {"n": n})) for n in range(2)]
-        while not meter.two.is_set():
-            await asyncio.sleep(0.001)
-        waiter = asyncio.ensure_future(session.dispatch("t", {"n": 9}))
+        holders, waiter = await full_house(session, meter)
         for _ in range(10):
             await asyncio.sleep(0)
         session.end()
