@@ -37,6 +37,7 @@ from pedelec._session.observing import Observing
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry
 from pedelec._session.runners import Runner, private_loop
+from pedelec._session.workers import default_workers
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
 from pedelec.manifest import definition_from_entry
@@ -168,7 +169,9 @@ class Session(Declaring, Observing):
         slots = None if max_concurrency is None else Slots(max_concurrency)
         #: True while no call needs more than admission and its runner (no middleware, no cap).
         self._plain = slots is None
-        self._flow = Flow(self._runner, lock, slots, limits, self._set_plain)
+        self._flow = Flow(
+            self._runner, lock, slots, limits, self._set_plain, max_workers or default_workers()
+        )
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,
@@ -235,8 +238,8 @@ class Session(Declaring, Observing):
         exception). The middleware returns that result, another value (which becomes the
         result, checked like a handler's), or raises: a ``PedelecError`` becomes the error
         result with its own code, anything else ``TOOL_HANDLER_ERROR``. The call's timeout
-        covers the whole chain. A sync middleware runs in a worker thread, waiting there
-        while ``call_next`` runs the rest. Calls that started before ``use`` (or before the
+        covers the whole chain. A sync middleware runs in a thread of its own, waiting there
+        while ``call_next`` runs the rest (at most ``max_workers`` threads a middleware). Calls that started before ``use`` (or before the
         removal) keep the middleware they started with.
 
         Args:

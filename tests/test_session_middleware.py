@@ -16,6 +16,7 @@ import pytest
 
 from pedelec import PedelecError, Session, ToolCall, ToolCallContext, ToolResult
 
+WAIT_S = 10  # seconds: a bound for a wait that must end far sooner
 SCHEMA: Any = {
     "type": "object",
     "properties": {"n": {"type": "integer", "minimum": 0}},
@@ -533,3 +534,48 @@ def test_a_call_next_kept_for_later_runs_nothing(is_async: bool) -> None:
             late_next(late_call)
     assert str(info.value) == 'call_next() was called after the call of "t" ended'
     assert log == []
+
+
+def test_sync_middleware_threads_are_bounded_per_layer() -> None:
+    """As many sync-middleware threads a layer as the session has workers; a call that finds
+    them all held waits, within its timeout, and a nested layer never waits on its own."""
+    entered = threading.Event()
+    release = threading.Event()
+    seen: list[int] = []
+
+    def hold(call: ToolCall, call_next: Any) -> Any:
+        seen.append(call.args["n"])
+        if call.args["n"] == 1:
+            entered.set()
+            release.wait(WAIT_S)
+        return call_next(call)
+
+    log: list[str] = []
+    session = make({"max_workers": 1}, "async", log, timeout_ms=10_000)
+    session.use(hold)
+    session.use(layer("inner", log, False))  # a second sync layer, with its own single thread
+
+    async def main() -> list[Any]:
+        first = asyncio.ensure_future(session.dispatch("t", {"n": 1}))
+        while not entered.is_set():
+            await asyncio.sleep(0.001)
+        waiting = await session.dispatch("t", '{"n": 2, "timeoutMs": 50}')
+        release.set()
+        return [
+            (await first).value,
+            waiting.to_json(),
+            (await session.dispatch("t", {"n": 3})).value,
+        ]
+
+    first, waiting, third = asyncio.run(main())
+    assert first == {"n": 1, "id": first["id"]}
+    assert waiting == {
+        "error": {
+            "code": "TOOL_TIMEOUT",
+            "message": 'Tool "t" did not finish within 50 ms.',
+            "details": {"tool": "t", "timeoutMs": 50},
+        }
+    }
+    assert third == {"n": 3, "id": third["id"]}
+    assert seen == [1, 3]  # the waiting call never got a thread
+    assert log == ["inner>", "handler 1", "<inner", "inner>", "handler 3", "<inner"]

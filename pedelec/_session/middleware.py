@@ -16,7 +16,8 @@ itself travels as an exception. What the outermost middleware returns (or raises
 ``call_next`` is passed on as it is.
 
 A sync middleware runs in a thread of its own (it blocks there while its ``call_next`` runs the
-rest of the chain back on the loop), so a blocking middleware never holds up the loop.
+rest of the chain back on the loop), so a blocking middleware never holds up the loop; each
+layer runs at most ``thread_cap`` (the session's worker count) such threads at once.
 """
 
 from __future__ import annotations
@@ -129,7 +130,16 @@ class ToolCall:
 class Flow:
     """A session's middleware and concurrency cap, and the runner of its calls through them."""
 
-    __slots__ = ("_changed", "_layers", "_lock", "limits", "runner", "slots")
+    __slots__ = (
+        "_changed",
+        "_layers",
+        "_lock",
+        "_threads",
+        "limits",
+        "runner",
+        "slots",
+        "thread_cap",
+    )
 
     def __init__(
         self,
@@ -138,8 +148,12 @@ class Flow:
         slots: Slots | None,
         limits: Limits,
         changed: Callable[[bool], None],
+        thread_cap: int,
     ) -> None:
         self.runner = runner
+        #: The most threads each sync middleware layer runs at once (its slots, by position).
+        self.thread_cap = thread_cap
+        self._threads: list[Slots] = []
         self._lock = lock
         self.slots = slots
         self.limits = limits
@@ -171,6 +185,19 @@ class Flow:
                         return
 
         return remove
+
+    def threads(self, index: int) -> Slots:
+        """The thread slots of the layer at ``index``: one set a layer, so a call holding an
+        outer layer's thread never waits on calls that hold the same layer (no deadlock)."""
+        threads = self._threads
+        if index < len(threads):
+            return threads[index]
+        from pedelec._session.concurrency import Slots
+
+        with self._lock:
+            while len(threads) <= index:
+                threads.append(Slots(self.thread_cap))
+        return threads[index]
 
     async def run(
         self,
@@ -327,7 +354,9 @@ class _Chain:
                 return await self.through(index + 1, call)
 
             return await middleware(call, call_next)
-        return await _run_sync(middleware, call, _Bridge(self, index + 1))
+        threads = self.flow.threads(index)
+        await threads.acquire()
+        return await _run_sync(middleware, call, _Bridge(self, index + 1), threads)
 
     async def handle(self, call: ToolCall) -> ToolResult:
         """The innermost step: a slot (with a cap), then the handler, as the plain path runs it."""
@@ -392,13 +421,15 @@ def _passes(exc: BaseException, base: int) -> bool:
     return False
 
 
-async def _run_sync(middleware: Middleware, call: ToolCall, bridge: _Bridge) -> Any:
+async def _run_sync(middleware: Middleware, call: ToolCall, bridge: _Bridge, threads: Slots) -> Any:
     """A sync middleware, in a thread of its own; its outcome comes back to the loop.
 
     A daemon thread per call, not a pool: a middleware holds its thread while ``call_next``
-    runs the rest (further sync middleware included), so a bounded pool could fill with
-    waiting middleware and stall every call; and one that blocks past its call's end must not
-    keep the interpreter from exiting, as a pool joined at exit would.
+    runs the rest (further sync middleware included), so a shared pool could fill with waiting
+    middleware and stall every call; and one that blocks past its call's end must not keep the
+    interpreter from exiting, as a pool joined at exit would. The thread holds one of
+    ``threads`` (its layer's slots, taken by the caller) until the middleware returns, so
+    however many calls an agent makes at once, the threads stay bounded.
     """
     import asyncio
     import contextlib
@@ -416,10 +447,16 @@ async def _run_sync(middleware: Middleware, call: ToolCall, bridge: _Bridge) -> 
             outcome = (run(middleware, call, bridge.call_next), None)
         except BaseException as exc:  # the outcome of the middleware, judged on the loop
             outcome = (None, exc)
+        finally:
+            threads.release()
         with contextlib.suppress(RuntimeError):  # a closed loop: the call is long over
             loop.call_soon_threadsafe(_deliver, future, outcome)
 
-    threading.Thread(target=work, name="pedelec-middleware", daemon=True).start()
+    try:
+        threading.Thread(target=work, name="pedelec-middleware", daemon=True).start()
+    except BaseException:  # no thread to be had (RuntimeError): the middleware's failure
+        threads.release()
+        raise
     try:
         value, raised = await future
     except BaseException:
