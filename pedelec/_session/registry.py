@@ -32,7 +32,6 @@ class Entry:
         "lenient",
         "name",
         "named",
-        "plain",
         "prepare",
         "takes_timeout",
         "timeout_ms",
@@ -52,8 +51,6 @@ class Entry:
         # A schema that declares its own ``timeoutMs`` keeps it as an ordinary argument.
         self.takes_timeout = "timeoutMs" in props
         self.lenient = lenient_types(props)
-        #: True when a call of this tool needs nothing per call beyond its handler.
-        self.plain = not definition.sequential
 
 
 @final
