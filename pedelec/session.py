@@ -344,8 +344,9 @@ class Session(Declaring, Observing):
         name = entry.name
         runner = self._runner
         if not self._plain:
-            flow = self._flow.run(entry, rid, spec, args, turn_id, timeout_ms, self._sync_worker)
-            return private_loop().run_until_complete(flow)  # type: ignore[no-any-return]
+            return self._flow.run_sync(
+                entry, rid, spec, args, turn_id, timeout_ms, self._sync_worker
+            )
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)

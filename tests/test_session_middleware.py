@@ -579,3 +579,36 @@ def test_sync_middleware_threads_are_bounded_per_layer() -> None:
     assert third == {"n": 3, "id": third["id"]}
     assert seen == [1, 3]  # the waiting call never got a thread
     assert log == ["inner>", "handler 1", "<inner", "inner>", "handler 3", "<inner"]
+
+
+@pytest.mark.parametrize(
+    "options", [{"max_concurrency": 2}, {}], ids=["max_concurrency", "middleware"]
+)
+@pytest.mark.parametrize("is_async", [True, False], ids=["async mw", "sync mw"])
+def test_an_inline_handler_runs_with_no_loop_in_its_thread(
+    options: dict[str, Any], is_async: bool
+) -> None:
+    """Under ``dispatch_sync`` the handler still runs in the caller's thread, where it may run
+    an event loop of its own or dispatch again, as it may without middleware."""
+    session = Session(**options)
+    seen: list[Any] = []
+
+    async def inner() -> str:
+        await asyncio.sleep(0)
+        return "ran"
+
+    @session.on_tool("outer", description="Outer.", schema={"type": "object"})
+    def outer(args: dict[str, Any]) -> Any:
+        seen.append(threading.get_ident())
+        nested = session.dispatch_sync("leaf", {})
+        return {"loop": asyncio.run(inner()), "nested": nested.value}
+
+    @session.on_tool("leaf", description="Leaf.", schema={"type": "object"})
+    def leaf(args: dict[str, Any]) -> Any:
+        return "leaf"
+
+    if not options:
+        session.use(layer("a", [], is_async))
+    result = session.dispatch_sync("outer", {})
+    assert (result.error, result.value) == (None, {"loop": "ran", "nested": "leaf"})
+    assert seen == [threading.get_ident()]

@@ -22,6 +22,7 @@ layer runs at most ``thread_cap`` (the session's worker count) such threads at o
 
 from __future__ import annotations
 
+import contextlib
 from _thread import allocate_lock
 from collections.abc import Callable
 from time import monotonic
@@ -199,7 +200,7 @@ class Flow:
                 threads.append(Slots(self.thread_cap))
         return threads[index]
 
-    async def run(
+    def run_sync(
         self,
         entry: Entry,
         rid: str | int,
@@ -209,14 +210,57 @@ class Flow:
         timeout_ms: int,
         threaded: bool,
     ) -> ToolResult:
+        """``dispatch_sync``: the chain on this thread's private loop, an inline sync handler
+        run between two turns of it, with no loop running (see ``_Inline``)."""
+        import asyncio
+
+        from pedelec._session.runners import private_loop
+
+        loop = private_loop()
+        if threaded or spec.is_async:
+            call = self.run(entry, rid, spec, args, turn_id, timeout_ms, threaded)
+            return loop.run_until_complete(call)  # type: ignore[no-any-return]
+        inline = _Inline()
+        main = loop.create_task(
+            self.run(entry, rid, spec, args, turn_id, timeout_ms, False, inline)
+        )
+        try:
+            while True:
+                inline.wake = loop.create_future()
+                loop.run_until_complete(
+                    asyncio.wait((main, inline.wake), return_when=asyncio.FIRST_COMPLETED)
+                )
+                if main.done():
+                    return main.result()  # type: ignore[no-any-return]
+                inline.run()
+        except BaseException:  # KeyboardInterrupt in a handler: wind the chain down, re-raise
+            if not main.done():
+                main.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(main)
+            raise
+
+    async def run(
+        self,
+        entry: Entry,
+        rid: str | int,
+        spec: HandlerSpec,
+        args: dict[str, Any],
+        turn_id: str | None,
+        timeout_ms: int,
+        threaded: bool,
+        inline: _Inline | None = None,
+    ) -> ToolResult:
         """Run one admitted call through the middleware and the cap, under its deadline.
 
-        ``threaded``: a sync handler runs in the workers (else inline, in this thread).
+        ``threaded``: a sync handler runs in the workers (else by ``inline``'s driver).
         """
         runner = self.runner
         name = entry.name
         ctx = runner.context(name, rid, turn_id, timeout_ms)
-        chain = _Chain(self, name, rid, spec, ctx, turn_id, timeout_ms, entry.validator, threaded)
+        chain = _Chain(
+            self, name, rid, spec, ctx, turn_id, timeout_ms, entry.validator, threaded, inline
+        )
         events = runner.events
         runner.enter()
         try:
@@ -242,6 +286,7 @@ class _Chain:
     __slots__ = (
         "ctx",
         "flow",
+        "inline",
         "issued",
         "layers",
         "name",
@@ -266,8 +311,10 @@ class _Chain:
         timeout_ms: int,
         validator: Validator,
         threaded: bool,
+        inline: _Inline | None,
     ) -> None:
         self.flow = flow
+        self.inline = inline
         self.layers = flow._layers  # the middleware when the call started, whatever comes later
         self.runner = flow.runner
         self.name = name
@@ -392,20 +439,65 @@ class _Chain:
                 if _passes(exc, base):
                     raise
                 raised = exc
-        else:  # a sync handler under dispatch_sync: inline, in the calling thread
-            live = runner.live
-            live[ctx] = cancel  # end() reaches it from any thread, as on the plain path
-            if runner.ended:
-                cancel(ctx)
-            try:
-                value = fn(args) if fn is not None else spec.call(args, ctx)
-            except BaseException as exc:
-                if isinstance(exc, PASSED):
-                    raise
-                raised = exc
-            finally:
-                live.pop(ctx, None)
+        else:  # a sync handler under dispatch_sync: run by Flow.run_sync, off the loop
+            assert self.inline is not None
+            value, raised = await self.inline.park(self, args)
         return settle(name, self.rid, value, raised, runner.events)
+
+    def call_inline(self, args: dict[str, Any]) -> tuple[Any, BaseException | None]:
+        """Run the sync handler here, in the calling thread: ``(value, raised)``."""
+        spec = self.spec
+        ctx = self.ctx
+        fn = spec.args_only
+        live = self.runner.live
+        live[ctx] = cancel  # end() reaches it from any thread, as on the plain path
+        if self.runner.ended:
+            cancel(ctx)
+        try:
+            return (fn(args) if fn is not None else spec.call(args, ctx)), None
+        except BaseException as exc:
+            if isinstance(exc, PASSED):
+                raise
+            return None, exc
+        finally:
+            live.pop(ctx, None)
+
+
+@final
+class _Inline:
+    """The sync handlers a ``dispatch_sync`` chain asks its caller to run off the loop.
+
+    Run on the loop, an inline handler would find a running event loop in its thread, so one
+    that calls ``asyncio.run`` or ``dispatch_sync`` itself would fail where it works without
+    middleware. The chain parks instead; ``Flow.run_sync`` stops the loop, runs the handler in
+    the calling thread and resumes the chain with its outcome.
+    """
+
+    __slots__ = ("jobs", "wake")
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[_Chain, dict[str, Any], Any]] = []
+        self.wake: Any = None
+
+    async def park(self, chain: _Chain, args: dict[str, Any]) -> tuple[Any, BaseException | None]:
+        import asyncio
+
+        future = asyncio.get_running_loop().create_future()
+        self.jobs.append((chain, args, future))
+        if not self.wake.done():
+            self.wake.set_result(None)
+        outcome: tuple[Any, BaseException | None] = await future
+        return outcome
+
+    def run(self) -> None:
+        """Run the parked handlers, here (no loop runs in this thread meanwhile)."""
+        jobs, self.jobs = self.jobs, []
+        for chain, args, future in jobs:
+            if future.done():  # its call ended meanwhile (a deadline, end())
+                continue
+            outcome = chain.call_inline(args)
+            if not future.done():
+                future.set_result(outcome)
 
 
 def _passes(exc: BaseException, base: int) -> bool:
@@ -432,7 +524,6 @@ async def _run_sync(middleware: Middleware, call: ToolCall, bridge: _Bridge, thr
     however many calls an agent makes at once, the threads stay bounded.
     """
     import asyncio
-    import contextlib
     import contextvars
     import threading
 
