@@ -344,9 +344,7 @@ class Session(Declaring, Observing):
         name = entry.name
         runner = self._runner
         if not self._plain:
-            return self._flow.run_sync(
-                entry, rid, spec, args, turn_id, timeout_ms, self._sync_worker
-            )
+            return self._flow.run_sync(prepared, rid, turn_id, self._sync_worker)
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
@@ -456,7 +454,7 @@ class Session(Declaring, Observing):
             return prepared
         entry, args, spec, timeout_ms = prepared
         if not self._plain:
-            return await self._flow.run(entry, rid, spec, args, turn_id, timeout_ms, True)
+            return await self._flow.run(prepared, rid, turn_id, True)
         if spec.is_async:
             return await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         return await self._runner.run_threaded(entry.name, rid, spec, args, turn_id, timeout_ms)

@@ -49,6 +49,8 @@ __all__ = ["CallNext", "Flow", "Middleware", "ToolCall"]
 CallNext: TypeAlias = Callable[["ToolCall"], Any]
 #: ``async def middleware(call, call_next)`` or ``def middleware(call, call_next)``.
 Middleware: TypeAlias = Callable[["ToolCall", Any], Any]
+#: ``Session``'s admission of a call: entry, validated args, handler, timeout.
+Admitted: TypeAlias = "tuple[Entry, dict[str, Any], HandlerSpec, int]"
 
 
 @final
@@ -201,14 +203,7 @@ class Flow:
         return threads[index]
 
     def run_sync(
-        self,
-        entry: Entry,
-        rid: str | int,
-        spec: HandlerSpec,
-        args: dict[str, Any],
-        turn_id: str | None,
-        timeout_ms: int,
-        threaded: bool,
+        self, admitted: Admitted, rid: str | int, turn_id: str | None, threaded: bool
     ) -> ToolResult:
         """``dispatch_sync``: the chain on this thread's private loop, an inline sync handler
         run between two turns of it, with no loop running (see ``_Inline``)."""
@@ -217,13 +212,11 @@ class Flow:
         from pedelec._session.runners import private_loop
 
         loop = private_loop()
-        if threaded or spec.is_async:
-            call = self.run(entry, rid, spec, args, turn_id, timeout_ms, threaded)
+        if threaded or admitted[2].is_async:
+            call = self.run(admitted, rid, turn_id, threaded)
             return loop.run_until_complete(call)  # type: ignore[no-any-return]
         inline = _Inline()
-        main = loop.create_task(
-            self.run(entry, rid, spec, args, turn_id, timeout_ms, False, inline)
-        )
+        main = loop.create_task(self.run(admitted, rid, turn_id, False, inline))
         try:
             while True:
                 inline.wake = loop.create_future()
@@ -242,12 +235,9 @@ class Flow:
 
     async def run(
         self,
-        entry: Entry,
+        admitted: Admitted,
         rid: str | int,
-        spec: HandlerSpec,
-        args: dict[str, Any],
         turn_id: str | None,
-        timeout_ms: int,
         threaded: bool,
         inline: _Inline | None = None,
     ) -> ToolResult:
@@ -255,6 +245,7 @@ class Flow:
 
         ``threaded``: a sync handler runs in the workers (else by ``inline``'s driver).
         """
+        entry, args, spec, timeout_ms = admitted
         runner = self.runner
         name = entry.name
         ctx = runner.context(name, rid, turn_id, timeout_ms)
