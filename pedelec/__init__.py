@@ -89,6 +89,7 @@ if _typing.TYPE_CHECKING:
     from pedelec.session import (
         Session as Session,
         SessionStatus as SessionStatus,
+        ToolCall as ToolCall,
         ToolCallContext as ToolCallContext,
         ToolResult as ToolResult,
     )
@@ -146,6 +147,7 @@ _EXPORTS: dict[str, str] = {
     "ToolAnnotations": "pedelec.tools",
     "ToolArgsSchema": "pedelec.schema.types",
     "ToolArgsSchemaNode": "pedelec.schema.types",
+    "ToolCall": "pedelec.session",
     "ToolCallContext": "pedelec.session",
     "ToolDefinition": "pedelec.tools",
     "ToolResult": "pedelec.session",
@@ -204,6 +206,7 @@ __all__ = [
     "ToolAnnotations",
     "ToolArgsSchema",
     "ToolArgsSchemaNode",
+    "ToolCall",
     "ToolCallContext",
     "ToolDefinition",
     "ToolResult",

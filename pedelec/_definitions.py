@@ -207,6 +207,17 @@ def check_requires_approval(name: str, requires_approval: Any) -> Any:
     )
 
 
+def check_sequential(name: str, sequential: Any) -> bool:
+    """Check a tool's ``sequential`` flag: a bool (``1`` or ``"yes"`` would hide a typo)."""
+    if type(sequential) is bool:
+        return sequential
+    raise PedelecError(
+        INVALID_INPUT,
+        f"{_label(name)}: sequential must be True or False, got {type(sequential).__name__}.",
+        {"tool": name, "field": "sequential"},
+    )
+
+
 def legacy_input_error(name: Any, where: str = "schema=") -> PedelecError:
     """The error for the TypeScript SDK's old ``input`` field."""
     return PedelecError(
@@ -261,6 +272,8 @@ class ToolDefinition(Generic[_P, _R]):
             or ``None`` when the tool declares none.
         requires_approval: ``True`` when every call needs a person's approval before it runs,
             a function ``(args, ctx) -> bool`` deciding per call, or ``False``.
+        sequential: Whether a call of this tool in a batch of provider tool calls waits for
+            the calls before it and runs before the calls after it (default ``False``).
 
     Example:
         >>> from pedelec import Session, tool
@@ -288,6 +301,7 @@ class ToolDefinition(Generic[_P, _R]):
         "output_validator",
         "prepare_args",
         "requires_approval",
+        "sequential",
         "timeout_ms",
         "title",
         "validator",
@@ -300,6 +314,7 @@ class ToolDefinition(Generic[_P, _R]):
     title: str | None
     annotations: dict[str, bool] | None
     requires_approval: bool | Callable[[Any, Any], Any]
+    sequential: bool
     _schema: dict[str, Any]
     _output_schema: dict[str, Any] | None
     output_validator: Validator | None
@@ -327,12 +342,14 @@ class ToolDefinition(Generic[_P, _R]):
         annotations: dict[str, bool] | None = None,
         output: tuple[dict[str, Any], Validator] | None = None,
         requires_approval: Any = False,
+        sequential: bool = False,
     ) -> ToolDefinition[Any, Any]:
         self: ToolDefinition[Any, Any] = object.__new__(cls)
         self.requires_approval = requires_approval
         self.title = title
         self.annotations = annotations
         self._output_schema, self.output_validator = (None, None) if output is None else output
+        self.sequential = sequential
         self.name = name
         self.description = description
         self._schema = schema
@@ -365,8 +382,8 @@ class ToolDefinition(Generic[_P, _R]):
 
     def spec(self) -> dict[str, Any]:
         """The tool as a manifest entry: ``{"name", "description", "argsSchema", "timeoutMs"?,
-        "title"?, "annotations"?, "outputSchema"?, "requiresApproval"?}``; the optional keys
-        only when set.
+        "title"?, "annotations"?, "outputSchema"?, "requiresApproval"?, "sequential"?}``; the
+        optional keys only when set.
 
         A per-call ``requires_approval`` function cannot be written down: it is written as
         ``"requiresApproval": true``, so a session built from the manifest asks for every call.
@@ -386,6 +403,8 @@ class ToolDefinition(Generic[_P, _R]):
             out["outputSchema"] = self.output_schema
         if self.requires_approval is not False:
             out["requiresApproval"] = True
+        if self.sequential:
+            out["sequential"] = True
         return out
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -408,6 +427,7 @@ def build_definition(
     annotations: Any = None,
     output_schema: Any = None,
     requires_approval: Any = False,
+    sequential: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -420,6 +440,7 @@ def build_definition(
     title = check_title(name, title)
     annotations = check_annotations(name, annotations)
     requires_approval = check_requires_approval(name, requires_approval)
+    sequential = check_sequential(name, sequential)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
@@ -434,6 +455,7 @@ def build_definition(
         annotations=annotations,
         output=_output(name, output_schema),
         requires_approval=requires_approval,
+        sequential=sequential,
     )
 
 
@@ -466,6 +488,7 @@ def definition_from_function(
     annotations: Any = None,
     output_schema: Any = None,
     requires_approval: Any = False,
+    sequential: Any = False,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None
     (and its output schema from the return annotation, unless ``output_schema`` is given)."""
@@ -480,6 +503,7 @@ def definition_from_function(
         if output is None:
             output = inferred.output
         requires_approval = check_requires_approval(inferred.name, requires_approval)
+        sequential = check_sequential(inferred.name, sequential)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -494,6 +518,7 @@ def definition_from_function(
             annotations=annotations,
             output=output,
             requires_approval=requires_approval,
+            sequential=sequential,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
@@ -510,4 +535,5 @@ def definition_from_function(
         annotations,
         output_schema,
         requires_approval,
+        sequential,
     )

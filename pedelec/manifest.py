@@ -1,7 +1,7 @@
 """The ``tools.json`` manifest shape: reading it, checking its entries, writing it back.
 
 A manifest is ``{"guidance"?, "tools": [{"name", "description", "argsSchema", "timeoutMs"?,
-"title"?, "annotations"?, "outputSchema"?}]}``
+"title"?, "annotations"?, "outputSchema"?, "requiresApproval"?, "sequential"?}]}``
 (the TypeScript SDK's ``SerializableSkillsManifest``); a bare list of tools is accepted too.
 ``Session.from_manifest`` and ``Session.manifest`` are thin calls into this module.
 
@@ -25,9 +25,8 @@ __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_ma
 
 #: The keys of a manifest tool entry the port reads (the TypeScript SDK's
 #: ``SerializableToolManifest``), plus an optional handler and the port's optional MCP
-#: metadata (``title``, ``annotations``, ``outputSchema``, ``requiresApproval``: DESIGN §10);
-#: any other key is
-#: ignored.
+#: metadata (``title``, ``annotations``, ``outputSchema``, ``requiresApproval``: DESIGN §10) and
+#: ``sequential`` (DESIGN §12); any other key is ignored.
 ENTRY_KEYS: Final = (
     "name",
     "description",
@@ -38,6 +37,7 @@ ENTRY_KEYS: Final = (
     "annotations",
     "outputSchema",
     "requiresApproval",
+    "sequential",
 )
 
 
@@ -190,4 +190,5 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
         item.get("annotations"),
         item.get("outputSchema"),
         item.get("requiresApproval", False),
+        item.get("sequential", False),
     )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 from _thread import allocate_lock
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -31,12 +31,15 @@ from pedelec._json.wire import SAFE_INT
 from pedelec._output import check_result
 from pedelec._result import ToolResult, next_request_number, ok
 from pedelec._session.approval import Approvals, Approving, check_approver
+from pedelec._session.concurrency import Slots, check_max_concurrency
 from pedelec._session.declaring import Declaring
 from pedelec._session.events import PASSED, Events, SessionStatus
+from pedelec._session.middleware import Flow, ToolCall
 from pedelec._session.observing import Observing
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.registry import Entry, Registry
 from pedelec._session.runners import Runner, private_loop
+from pedelec._session.workers import default_workers
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_LIMITS, Limits
 from pedelec.manifest import definition_from_entry
@@ -44,10 +47,11 @@ from pedelec.manifest import definition_from_entry
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from pedelec._session.middleware import Middleware
     from pedelec.approval import Approver
     from pedelec.schema import ArgError
 
-__all__ = ["Session", "SessionStatus", "ToolCallContext", "ToolResult"]
+__all__ = ["Session", "SessionStatus", "ToolCall", "ToolCallContext", "ToolResult"]
 
 #: A call admitted to run: its entry, its own copy of the validated args, the handler and the
 #: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
@@ -84,6 +88,9 @@ class Session(Declaring, Observing, Approving):
             are validated: ``fn(request)`` (sync or async) gets a ``pedelec.ApprovalRequest``
             and answers ``True``, ``False`` or ``pedelec.Denied(reason)``. Without one such
             calls are deferred: ``TOOL_APPROVAL_REQUIRED`` with a token for ``resume``.
+        max_concurrency: The most handlers of this session that run at once (default: no
+            cap), across threads and event loops. A call over the cap waits for a running one
+            to finish, first come first served; the wait counts against its timeout.
 
     Raises:
         PedelecError: ``INVALID_INPUT`` for a tool that breaks a rule, a duplicate name or a
@@ -116,6 +123,7 @@ class Session(Declaring, Observing, Approving):
         executor: Executor | None = None,
         max_workers: int | None = None,
         approver: Approver | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         if not isinstance(guidance, str):
             raise PedelecError(
@@ -142,6 +150,7 @@ class Session(Declaring, Observing, Approving):
                 {"field": "limits"},
             )
         _check_workers(sync_dispatch, executor, max_workers)
+        max_concurrency = check_max_concurrency(max_concurrency)
         self._guidance = guidance
         self._session_id = session_id
         self._sync_worker = sync_dispatch == "worker"
@@ -173,6 +182,14 @@ class Session(Declaring, Observing, Approving):
             self._events,
             self._sync_worker,
         )
+        slots = None if max_concurrency is None else Slots(max_concurrency)
+        #: True while no call needs more than admission and its runner (no middleware, no cap).
+        self._plain = slots is None
+        self._flow = Flow(
+            self._runner, lock, slots, limits, self._set_plain, max_workers or default_workers()
+        )
+        # A resumed call runs through the same middleware and concurrency cap as any other.
+        self._approvals.flow = self._flow
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,
@@ -219,6 +236,61 @@ class Session(Declaring, Observing, Approving):
     @lenient_json_args.setter
     def lenient_json_args(self, value: bool) -> None:
         self._lenient = bool(value)
+
+    @property
+    def max_concurrency(self) -> int | None:
+        """The most handlers that run at once, or ``None`` (no cap)."""
+        slots = self._flow.slots
+        return None if slots is None else slots.size
+
+    def use(self, middleware: Middleware) -> Callable[[], None]:
+        """Run ``middleware`` around every handler of this session; returns a function that
+        removes it.
+
+        ``async def middleware(call, call_next)`` or ``def middleware(call, call_next)``. It
+        runs after admission (the tool is known, the args are validated; a call that fails
+        there never reaches it), the first registered outermost. ``call`` is a ``ToolCall``
+        (``tool``, validated ``args``, ``ctx``); ``await call_next(call)`` (plain
+        ``call_next(call)`` in the sync form) runs the rest of the chain and the handler and
+        returns their ``ToolResult`` (a handler's failure is an error result, never an
+        exception). The middleware returns that result, another value (which becomes the
+        result, checked like a handler's), or raises: a ``PedelecError`` becomes the error
+        result with its own code, anything else ``TOOL_HANDLER_ERROR``. The call's timeout
+        covers the whole chain. A sync middleware runs in a thread of its own, waiting there
+        while ``call_next`` runs the rest (at most ``max_workers`` threads a middleware). Calls that started before ``use`` (or before the
+        removal) keep the middleware they started with.
+
+        Args:
+            middleware: The middleware function.
+
+        Returns:
+            A function that removes the middleware (idempotent).
+
+        Raises:
+            PedelecError: ``INVALID_INPUT`` when ``middleware`` is not callable.
+
+        Example:
+            >>> from pedelec import PedelecError, Session
+            >>> session = Session()
+            >>> @session.on_tool("delete", description="Delete a file.", schema={
+            ...     "type": "object", "properties": {"path": {"type": "string"}}})
+            ... def delete(args):
+            ...     return "deleted"
+            >>> async def guard(call, call_next):
+            ...     if call.args["path"].startswith("/etc"):
+            ...         raise PedelecError("FORBIDDEN", "That path is off limits.")
+            ...     return await call_next(call)
+            >>> remove = session.use(guard)
+            >>> session.dispatch_sync("delete", {"path": "/etc/passwd"}).error.code
+            'FORBIDDEN'
+            >>> remove()
+            >>> session.dispatch_sync("delete", {"path": "/etc/passwd"}).value
+            'deleted'
+        """
+        return self._flow.add(middleware)
+
+    def _set_plain(self, plain: bool) -> None:
+        self._plain = plain
 
     def __repr__(self) -> str:
         return (
@@ -293,8 +365,12 @@ class Session(Declaring, Observing, Approving):
                 return held
         name = entry.name
         runner = self._runner
+        result: ToolResult
+        if not self._plain:
+            result = self._flow.run_sync(prepared, rid, turn_id, self._sync_worker)
+            return result if entry.plain else self._checked(entry, result)
         if spec.is_async:
-            result: ToolResult = private_loop().run_until_complete(
+            result = private_loop().run_until_complete(
                 runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
             )
             return result if entry.plain else self._checked(entry, result)
@@ -410,6 +486,9 @@ class Session(Declaring, Observing, Approving):
             held = await self._approvals.gate(entry, args, rid, turn_id, timeout_ms)
             if held is not None:
                 return held
+        if not self._plain:
+            result = await self._flow.run(prepared, rid, turn_id, True)
+            return result if entry.plain else self._checked(entry, result)
         if spec.is_async:
             result = await self._runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
         else:

@@ -45,6 +45,7 @@ def define_tool(
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
     requires_approval: RequiresApproval = False,
+    sequential: bool = False,
     **legacy: Never,
 ) -> ToolDefinition[_P, _R]: ...
 @overload
@@ -59,6 +60,7 @@ def define_tool(
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
     requires_approval: RequiresApproval = False,
+    sequential: bool = False,
     **legacy: Never,
 ) -> ToolDefinition[..., Any]: ...
 def define_tool(
@@ -74,6 +76,7 @@ def define_tool(
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
     requires_approval: RequiresApproval = False,
+    sequential: bool = False,
     **legacy: Any,
 ) -> ToolDefinition[Any, Any]:
     """Define a tool: check every rule now and compile its schema (cached).
@@ -94,6 +97,9 @@ def define_tool(
         requires_approval: ``True`` when every call needs a person's approval (after its args
             are validated, before the handler runs), or a function ``(args, ctx) -> bool``
             deciding per call; see ``Session(approver=...)`` and ``Session.resume``.
+        sequential: In a batch of provider tool calls, a call of this tool waits for the
+            calls before it and runs before the calls after it (default ``False``: every call
+            of a batch runs at once).
 
     Returns:
         A ``ToolDefinition`` to pass to ``Session(tools=[...])``.
@@ -126,6 +132,7 @@ def define_tool(
         annotations,
         output_schema,
         requires_approval,
+        sequential,
     )
 
 
@@ -143,6 +150,7 @@ def tool(
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
     requires_approval: RequiresApproval = False,
+    sequential: bool = False,
 ) -> Callable[[Callable[_P, _R]], ToolDefinition[_P, _R]]: ...
 def tool(
     name: Any = None,
@@ -155,6 +163,7 @@ def tool(
     annotations: ToolAnnotations | None = None,
     output_schema: ToolArgsSchemaNode | None = None,
     requires_approval: RequiresApproval = False,
+    sequential: bool = False,
 ) -> Any:
     """Turn a function into a ``ToolDefinition`` whose inline handler is that function.
 
@@ -175,6 +184,8 @@ def tool(
             have none).
         requires_approval: ``True``, or a function ``(args, ctx) -> bool``: the call needs a
             person's approval before it runs (see ``define_tool``).
+        sequential: In a batch of provider tool calls, a call of this tool waits for the
+            calls before it and runs before the calls after it (default ``False``).
 
     Returns:
         A decorator that returns the ``ToolDefinition``, which stays callable like the function.
@@ -207,6 +218,7 @@ def tool(
             annotations,
             output_schema,
             requires_approval,
+            sequential,
         )
 
     return decorate

@@ -540,7 +540,7 @@ DEFINITION_RULES: list[Any] = [
     pytest.param(
         lambda: declared().on_tool(TOOL, description="Search."),
         {"tool": TOOL, "field": "schema"},
-        'Tool "search": description, timeout_ms, title and annotations only apply when declaring the tool with schema=.',
+        'Tool "search": description, timeout_ms, title, annotations and sequential only apply when declaring the tool with schema=.',
         id="description-without-schema",
     ),
     pytest.param(

@@ -50,6 +50,15 @@ OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
     ),
     "long_task.py": ((), ['{"copied":2}']),
     "mcp_asgi.py": ((), ['update_counter -> {"value":3}']),
+    "audited_server.py": (
+        (),
+        [
+            "audit: call_1 drop_table {'table': 'logs'} -> ok",
+            '{"dropped":"logs"}',
+            "audit: call_2 drop_table {'table': 'users'} -> FORBIDDEN",
+            '{"error":{"code":"FORBIDDEN","message":"Table users is protected."}}',
+        ],
+    ),
     "openai_loop.py": ((), ['Done: {"value":3}']),
     "anthropic_loop.py": ((), ['Done: {"value":3}']),
     "typed_tools.py": (

@@ -173,13 +173,13 @@ def test_on_tool_declares_with_docstring_description() -> None:
         ),
         (
             lambda s: s.on_tool("t", description="More."),
-            'Tool "t": description, timeout_ms, title and annotations only apply when declaring '
+            'Tool "t": description, timeout_ms, title, annotations and sequential only apply when declaring '
             "the tool with schema=.",
             {"tool": "t", "field": "schema"},
         ),
         (
             lambda s: s.on_tool("t", timeout_ms=5),
-            'Tool "t": description, timeout_ms, title and annotations only apply when declaring '
+            'Tool "t": description, timeout_ms, title, annotations and sequential only apply when declaring '
             "the tool with schema=.",
             {"tool": "t", "field": "schema"},
         ),

@@ -176,7 +176,7 @@ def test_metadata_needs_a_declaration() -> None:
     with pytest.raises(PedelecError) as caught:
         session.on_tool("wipe", title="Wipe")
     assert caught.value.message == (
-        'Tool "wipe": description, timeout_ms, title and annotations only apply when declaring '
+        'Tool "wipe": description, timeout_ms, title, annotations and sequential only apply when declaring '
         "the tool with schema=."
     )
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from pedelec._context import ToolCallContext
     from pedelec._handlers import HandlerSpec
     from pedelec._session.events import Events
+    from pedelec._session.middleware import Flow
     from pedelec._session.registry import Entry, Registry
     from pedelec._session.runners import Runner
     from pedelec.approval import Approver
@@ -101,6 +102,7 @@ class Approvals:
         "_pending",
         "approver",
         "events",
+        "flow",
         "limit",
         "max_errors",
         "registry",
@@ -126,6 +128,8 @@ class Approvals:
         self.runner = runner
         self.events = events
         self.sync_worker = sync_worker
+        #: The session's middleware chain and concurrency cap (set by the session).
+        self.flow: Flow | None = None
         self._lock = allocate_lock()
         # Insertion order is expiry order (one lifetime for all), so expired calls are in front.
         self._pending: dict[str, Pending] = {}
@@ -366,6 +370,9 @@ class Approvals:
             return decided
         assert isinstance(decided, tuple)
         p, spec = decided
+        flow = self.flow
+        if flow is not None and flow.active:
+            return await flow.run(self._admitted(p, spec), p.rid, p.turn_id, True)
         runner = self.runner
         if spec.is_async:
             return await runner.run_async(p.tool, p.rid, spec, p.args, p.turn_id, p.timeout_ms)
@@ -377,6 +384,9 @@ class Approvals:
             return decided
         assert isinstance(decided, tuple)
         p, spec = decided
+        flow = self.flow
+        if flow is not None and flow.active:
+            return flow.run_sync(self._admitted(p, spec), p.rid, p.turn_id, self.sync_worker)
         runner = self.runner
         if spec.is_async:
             return private_loop().run_until_complete(  # type: ignore[no-any-return]
@@ -385,6 +395,10 @@ class Approvals:
         if self.sync_worker:
             return runner.run_blocking(p.tool, p.rid, spec, p.args, p.turn_id, p.timeout_ms)
         return self._inline(p, spec)
+
+    def _admitted(self, p: Pending, spec: HandlerSpec) -> Any:
+        """The deferred call as the middleware chain takes an admitted one."""
+        return (self.registry.get(p.tool), p.args, spec, p.timeout_ms)
 
     def _inline(self, p: Pending, spec: HandlerSpec) -> ToolResult:
         """A sync handler in the calling thread, as ``dispatch_sync`` runs one by default."""

@@ -56,6 +56,7 @@ class Declaring:
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
         requires_approval: RequiresApproval = False,
+        sequential: bool = False,
         **legacy: Never,
     ) -> Callable[[_F], _F]: ...
     @overload
@@ -71,6 +72,7 @@ class Declaring:
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
         requires_approval: RequiresApproval = False,
+        sequential: bool = False,
         **legacy: Any,
     ) -> Callable[[_F], _F]:
         """Declare a tool and its handler, or attach a handler to a declared tool.
@@ -93,6 +95,8 @@ class Declaring:
                 ``SUBMIT_TOOL_RESULT_FAILED``, reported to ``on_error``.
             requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
                 person's approval before it runs (only with ``schema=``; see ``resume``).
+            sequential: In a batch of provider tool calls, a call of this tool waits for the
+                calls before it and runs before the calls after it (only with ``schema=``).
 
         Returns:
             A decorator that registers the function and returns it unchanged.
@@ -125,11 +129,13 @@ class Declaring:
                     "schema= (a tool's results are checked whichever handler answers).",
                     {"tool": name, "field": "output_schema"},
                 )
-            if any(x is not None for x in (description, timeout_ms, title, annotations)):
+            if sequential is not False or any(
+                x is not None for x in (description, timeout_ms, title, annotations)
+            ):
                 raise PedelecError(
                     INVALID_INPUT,
-                    f'Tool "{name}": description, timeout_ms, title and annotations only apply '
-                    "when declaring the tool with schema=.",
+                    f'Tool "{name}": description, timeout_ms, title, annotations and sequential '
+                    "only apply when declaring the tool with schema=.",
                     {"tool": name, "field": "schema"},
                 )
             if requires_approval is not False:
@@ -163,6 +169,7 @@ class Declaring:
                     annotations,
                     output_schema,
                     requires_approval,
+                    sequential,
                 )
             )
             return fn
@@ -183,6 +190,7 @@ class Declaring:
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
         requires_approval: RequiresApproval = False,
+        sequential: bool = False,
     ) -> Callable[[_F], _F]: ...
     @overload
     def tool(
@@ -196,6 +204,7 @@ class Declaring:
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
         requires_approval: RequiresApproval = False,
+        sequential: bool = False,
     ) -> Callable[[_F], _F]: ...
     def tool(
         self,
@@ -209,6 +218,7 @@ class Declaring:
         annotations: ToolAnnotations | None = None,
         output_schema: ToolArgsSchemaNode | None = None,
         requires_approval: RequiresApproval = False,
+        sequential: bool = False,
     ) -> Any:
         """Declare a typed tool: the schema is inferred from the function's signature.
 
@@ -227,6 +237,8 @@ class Declaring:
                 returns have none).
             requires_approval: ``True`` or a function ``(args, ctx) -> bool``: a call needs a
                 person's approval before it runs (see ``resume``).
+            sequential: In a batch of provider tool calls, a call of this tool waits for the
+                calls before it and runs before the calls after it (default ``False``).
 
         Returns:
             The function, or a decorator that returns it.
@@ -256,6 +268,7 @@ class Declaring:
                     annotations,
                     output_schema,
                     requires_approval,
+                    sequential,
                 )
             )
             return target
@@ -274,6 +287,7 @@ class Declaring:
                     annotations,
                     output_schema,
                     requires_approval,
+                    sequential,
                 )
             )
             return fn
@@ -394,6 +408,7 @@ class Declaring:
         executor: Executor | None = None,
         max_workers: int | None = None,
         approver: Approver | None = None,
+        max_concurrency: int | None = None,
     ) -> Self:
         """Build a session from a manifest dict, or the path of a manifest JSON file.
 
@@ -429,4 +444,5 @@ class Declaring:
             executor=executor,
             max_workers=max_workers,
             approver=approver,
+            max_concurrency=max_concurrency,
         )

@@ -190,12 +190,15 @@ class Runner:
         args: dict[str, Any],
         turn_id: str | None,
         timeout_ms: int,
+        ctx: ToolCallContext | None = None,
     ) -> ToolResult:
         import asyncio
 
         # Always a context here: its flag tells a worker that picks the call up late not to
-        # start it, and its event tells a running handler that nobody waits any more.
-        ctx = self.context(name, rid, turn_id, timeout_ms)
+        # start it, and its event tells a running handler that nobody waits any more. The
+        # middleware chain passes the one its middleware saw.
+        if ctx is None:
+            ctx = self.context(name, rid, turn_id, timeout_ms)
         self.enter()
         try:
             start = monotonic()

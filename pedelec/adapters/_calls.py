@@ -4,8 +4,9 @@ Provider calls arrive as SDK objects (pydantic models) or plain dicts; :func:`fi
 without importing any vendor package. Each call is first normalised to a :class:`Call`: either a
 tool name with its arguments, or an error the call already carries (no id, no name, an
 unsupported call type). Normalised calls run together with ``asyncio.gather`` over
-``session.dispatch``; a call that carries an error comes back as a ``ToolResult`` holding it,
-so every call is answered the same way.
+``session.dispatch``, except that a call of a ``sequential`` tool waits for the calls before it
+and runs before those after it; a call that carries an error comes back as a ``ToolResult``
+holding it, so every call is answered the same way.
 """
 
 from __future__ import annotations
@@ -124,6 +125,9 @@ async def run_calls(
 ) -> list[ToolResult]:
     """Dispatch ``calls`` concurrently and return their results in input order.
 
+    A call of a ``sequential`` tool is a barrier: it starts when every call before it has
+    finished (or timed out), and the calls after it start when it has.
+
     The provider's call id becomes the result's (and the handler's) ``tool_request_id``; a call
     without one (Gemini's ids are optional) gets a fresh id from the session. With ``names``,
     error results name tools as the provider sent them (see :func:`provider_facing`).
@@ -145,7 +149,15 @@ async def run_calls(
             call.name, call.args, turn_id=turn_id, tool_request_id=call.call_id or None
         )
 
-    results = list(await asyncio.gather(*(one(call) for call in calls)))
+    from pedelec._session.concurrency import batches
+
+    groups = batches(session, calls)
+    if groups is None:
+        results = list(await asyncio.gather(*(one(call) for call in calls)))
+    else:  # a sequential tool's call runs alone, after the calls before it
+        results = []
+        for group in groups:
+            results += await asyncio.gather(*(one(call) for call in group))
     if names is None:
         return results
     return [provider_facing(session, result, names) for result in results]

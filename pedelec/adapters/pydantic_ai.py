@@ -150,6 +150,8 @@ def _toolset_class() -> type:
                     parameters_json_schema=tool.schema,
                     description=tool.description,
                     strict=tool.strict,
+                    # Pydantic AI runs a sequential tool as the same barrier pedelec's adapters do.
+                    sequential=self._session.tool_spec(tool.tool).get("sequential", False),
                 )
                 tools[tool.name] = ToolsetTool(
                     toolset=self, tool_def=definition, max_retries=1, args_validator=validator
