@@ -47,3 +47,27 @@ def test_a_traceback_through_generated_code_shows_its_line() -> None:
     assert code.co_filename.startswith("pedelec validator ")
     frame = traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)
     assert frame.line == "def is_valid(v):"
+
+
+def test_validators_of_one_shape_share_a_compile_and_keep_their_own_lines() -> None:
+    from pedelec.schema import _codegen
+
+    def shaped(most: int, text: str) -> dict[str, object]:
+        return {
+            "type": "object",
+            "description": text,
+            "properties": {"n": {"type": "integer", "maximum": most}},
+            "required": ["n"],
+        }
+
+    _clear_cache()
+    low, high = compile_schema(shaped(5, "low")), compile_schema(shaped(6, "high"))
+    assert (low.is_valid({"n": 6}), high.is_valid({"n": 6})) == (False, True)
+    assert len(_codegen._codes) == 1  # one shape, one compile()
+    codes = [v._fast.__code__ for v in (low, high)]  # type: ignore[union-attr]
+    assert codes[0].co_filename != codes[1].co_filename
+    assert codes[0].co_code == codes[1].co_code
+    frame = traceback.FrameSummary(codes[1].co_filename, codes[1].co_firstlineno, "is_valid")
+    assert frame.line == "def is_valid(v):"
+    _clear_cache()
+    assert _codegen._codes == {}

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pedelec._json import NotJsonError, clone_json, dumps_canonical
-from pedelec.schema.check import checked
+from pedelec._json.wire import has_surrogate
+from pedelec.schema.check import checked, checked_clone
 from pedelec.schema.validator import Validator, compile_node
 
 __all__ = ["CACHE_SIZE", "clear", "compiled"]
@@ -41,17 +42,22 @@ def compiled(schema: Any, max_pattern_length: int) -> Validator:
         Invalid: (from ``check``) at the first rule the schema breaks, with its path as parts.
     """
     try:
-        key = (dumps_canonical(clone_json(schema)), max_pattern_length)
+        clone = clone_json(schema)
+        text = dumps_canonical(clone)
     except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
         checked(schema)  # raises Invalid with the path of the bad value
         raise  # pragma: no cover - checked always raises for such input
+    key = (text, max_pattern_length)
     validator = _validators.get(key)
     if validator is not None:
         return validator
     with _get_lock():
         validator = _validators.get(key)
         if validator is None:
-            validator = compile_node(checked(schema), max_pattern_length=max_pattern_length)
+            # The text was written, so every int fits; without a surrogate it is sendable, and
+            # the clone already made is the one to check (``checked`` would copy and walk again).
+            node = checked(schema) if has_surrogate(text) else checked_clone(clone)
+            validator = compile_node(node, max_pattern_length=max_pattern_length)
             if len(_validators) >= CACHE_SIZE:
                 del _validators[next(iter(_validators))]
             _validators[key] = validator
@@ -59,5 +65,8 @@ def compiled(schema: Any, max_pattern_length: int) -> Validator:
 
 
 def clear() -> None:
-    """Forget every compiled validator."""
+    """Forget every compiled validator, and every cached compile of generated code."""
     _validators.clear()
+    from pedelec.schema._codegen import clear_code
+
+    clear_code()

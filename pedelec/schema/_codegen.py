@@ -16,10 +16,11 @@ traceback through a validator reads like any other code, and leaves it with its 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import re
 import sys
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, Final, Protocol
 
 from pedelec.schema import _runtime
@@ -514,7 +515,38 @@ def _uses_length(code: Condition | Step | None) -> bool:
 
 _serial = itertools.count(1)
 _BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
-_BUILTIN_NAMES: Final = re.compile(rf"\b(?:{'|'.join(b.__name__ for b in _BUILTINS)})\b")
+
+#: ``compile()`` of generated source, by the source text. The source holds no schema text, so
+#: validators of one shape (tools that differ only in names, bounds, enums and descriptions,
+#: which are closure values) share one compile; each function still gets its own file name.
+#: Bounded, oldest first out, and emptied by ``clear_code``.
+_codes: dict[str, CodeType] = {}
+_CODES_SIZE: Final = 256
+
+
+def clear_code() -> None:
+    """Forget every cached compile of generated source."""
+    _codes.clear()
+
+
+def _code(source: str, filename: str) -> CodeType:
+    """The code of ``source`` as ``compile(source, filename, "exec")`` gives it."""
+    code = _codes.get(source)
+    if code is not None:
+        return _renamed(code, filename)
+    code = compile(source, filename, "exec")
+    if len(_codes) >= _CODES_SIZE:
+        # Another thread may evict the same entry first: either way one is gone.
+        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+            del _codes[next(iter(_codes))]
+    _codes[source] = code
+    return code
+
+
+def _renamed(code: CodeType, filename: str) -> CodeType:
+    """``code`` and the code nested in it, under ``filename`` (``replace`` compiles nothing)."""
+    consts = tuple(_renamed(c, filename) if type(c) is CodeType else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -> Any:
@@ -561,13 +593,12 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     body = "\n".join(gen.lines)
     free = {**gen.consts, **gen.helpers}
     # Only the builtins this function uses become parameters: compile() time here grows with
-    # the source. One pass over the body's words, not a search per builtin.
-    used = set(_BUILTIN_NAMES.findall(body))
-    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in used)
+    # the source. A substring test may take one that is not used (harmless), never miss one.
+    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in body)
     source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
     # No angle brackets: linecache asks a lazy loader only for names that could be files.
     filename = f"pedelec validator {next(_serial)} {mode}"
-    code = compile(source, filename, "exec")
+    code = _code(source, filename)
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     import linecache
