@@ -29,7 +29,7 @@ def test_source_leaves_linecache_with_its_validator() -> None:
     assert validator.errors({}) != []
     mine = _generated() - before
     assert len(mine) == 2  # is_valid and collect
-    # Lazy until a traceback asks: a loader of the compressed source, no lines yet.
+    # Lazy until a traceback asks: a loader that writes the source again, no lines yet.
     assert [len(linecache.cache[name]) for name in mine] == [1, 1]
     lines = [linecache.getline(name, 1) for name in sorted(mine)]
     assert [line.startswith("def _factory(") for line in lines] == [True, True]
@@ -71,3 +71,40 @@ def test_validators_of_one_shape_share_a_compile_and_keep_their_own_lines() -> N
     assert frame.line == "def is_valid(v):"
     _clear_cache()
     assert _codegen._codes == {}
+
+
+def test_source_is_written_again_for_a_traceback_exactly_as_compiled() -> None:
+    from pedelec.schema import _codegen
+
+    compiled: list[str] = []
+    write = _codegen._source
+
+    def spy(*args: object) -> tuple[str, dict[str, object]]:
+        source, free = write(*args)  # type: ignore[arg-type]
+        compiled.append(source)
+        return source, free
+
+    point = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}
+    schema = {
+        "type": "object",
+        "description": "rewrite probe",
+        "properties": {"at": {"oneOf": [point, {"type": "string", "pattern": "^[a-z]+$"}]}},
+    }
+    gc.collect()
+    before = _generated()
+    _codegen._source = spy  # type: ignore[assignment]
+    try:
+        validator = compile_schema(schema)
+        assert validator.is_valid({"at": {"x": 1}}) is True
+        assert [e.keyword for e in validator.errors({"at": 1})] == ["oneOf"]
+        assert validator._copy({"at": "ab"}, 64, 100) == ({"at": "ab"}, 1)
+    finally:
+        _codegen._source = write  # type: ignore[assignment]
+    mine = sorted(_generated() - before)
+    # The root's three functions; each branch's is_valid, collect and copy, shared by all three.
+    assert (
+        sorted(name.rsplit(" ", 1)[1] for name in mine) == ["bool"] * 3 + ["copy"] * 3 + ["err"] * 3
+    )
+    assert len(compiled) == 9
+    rewritten = {"".join(linecache.getlines(name)) for name in mine}
+    assert rewritten == set(compiled)
