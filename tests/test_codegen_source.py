@@ -108,3 +108,17 @@ def test_source_is_written_again_for_a_traceback_exactly_as_compiled() -> None:
     assert len(compiled) == 9
     rewritten = {"".join(linecache.getlines(name)) for name in mine}
     assert rewritten == set(compiled)
+
+
+def test_a_huge_source_is_compiled_but_not_kept() -> None:
+    from pedelec.schema import _codegen
+
+    wide = {
+        "type": "object",
+        "properties": {f"p{i}": {"type": "integer", "maximum": i} for i in range(400)},
+    }
+    _clear_cache()
+    validator = compile_schema(wide)
+    assert validator.is_valid({"p399": 399, "p7": 7}) is True
+    assert validator.is_valid({"p7": 8}) is False
+    assert _codegen._codes == {}

@@ -534,9 +534,11 @@ _BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
 #: ``compile()`` of generated source, by the source text. The source holds no schema text, so
 #: validators of one shape (tools that differ only in names, bounds, enums and descriptions,
 #: which are closure values) share one compile; each function still gets its own file name.
-#: Bounded, oldest first out, and emptied by ``clear_code``.
+#: Bounded, oldest first out, and emptied by ``clear_code``; a source longer than
+#: ``_CODES_LONGEST`` (a rare, huge schema) is not kept, so the cache stays a few MiB at most.
 _codes: dict[str, CodeType] = {}
 _CODES_SIZE: Final = 256
+_CODES_LONGEST: Final = 16_384
 
 
 def clear_code() -> None:
@@ -550,6 +552,8 @@ def _code(source: str, filename: str) -> CodeType:
     if code is not None:
         return _renamed(code, filename)
     code = compile(source, filename, "exec")
+    if len(source) > _CODES_LONGEST:
+        return code
     if len(_codes) >= _CODES_SIZE:
         # Another thread may evict the same entry first: either way one is gone.
         with contextlib.suppress(KeyError, RuntimeError, StopIteration):
