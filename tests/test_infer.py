@@ -1746,3 +1746,46 @@ def test_any_annotation_fails_cleanly_or_gives_unambiguous_one_of(
     assert valid == Draft202012Validator(tool.schema).is_valid(args)
     if valid:
         tool.handler.call(args, None)
+
+
+def _wrapped_target(
+    title: Annotated[str, at.MaxLen(20)], kind: Literal["a", "b"] = "a"
+) -> dict[str, object]:
+    """Make a thing.
+
+    Args:
+        title: What it is called.
+    """
+    return {"title": title, "kind": kind}
+
+
+def test_a_functools_wraps_wrapper_reads_names_in_the_wrapped_functions_globals() -> None:
+    """As get_type_hints does: the annotations are strings here (``from __future__``), and the
+    wrapper's own globals (an exec namespace) hold none of the names they use."""
+    from pedelec.typed.hints import _plain_hints
+
+    namespace: dict[str, Any] = {"functools": functools, "target": _wrapped_target}
+    exec(
+        "@functools.wraps(target)\nasync def wrapper(*args, **kwargs):\n"
+        "    return target(*args, **kwargs)\n",
+        namespace,
+    )
+    wrapper = namespace["wrapper"]
+    hints = _plain_hints(wrapper)
+    assert hints == {
+        "title": Annotated[str, at.MaxLen(20)],
+        "kind": Literal["a", "b"],
+        "return": dict[str, object],
+    }
+    assert (
+        infer_tool(wrapper).schema
+        == infer_tool(_wrapped_target).schema
+        == {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "maxLength": 20, "description": "What it is called."},
+                "kind": {"type": "string", "enum": ["a", "b"], "default": "a"},
+            },
+            "required": ["title"],
+        }
+    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from pedelec._json import NotJsonError, clone_json, dumps_canonical
-from pedelec.schema.check import checked
+from pedelec._json.wire import has_surrogate
+from pedelec.schema.check import checked, checked_clone
 from pedelec.schema.validator import Validator, compile_node
 
 __all__ = ["CACHE_SIZE", "clear", "compiled"]
@@ -42,17 +43,21 @@ def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validat
         Invalid: (from ``check``) at the first rule the schema breaks, with its path as parts.
     """
     try:
-        key = (dumps_canonical(clone_json(schema)), max_pattern_length, root)
+        clone = clone_json(schema)
+        text = dumps_canonical(clone)
     except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
         checked(schema, root)  # raises Invalid with the path of the bad value
         raise  # pragma: no cover - checked always raises for such input
+    key = (text, max_pattern_length, root)
     validator = _validators.get(key)
     if validator is not None:
         return validator
     with _get_lock():
         validator = _validators.get(key)
         if validator is None:
-            node = checked(schema, root)
+            # The text was written, so every int fits; without a surrogate it is sendable, and
+            # the clone already made is the one to check (``checked`` would copy and walk again).
+            node = checked(schema, root) if has_surrogate(text) else checked_clone(clone, root)
             validator = compile_node(node, max_pattern_length=max_pattern_length)
             if len(_validators) >= CACHE_SIZE:
                 del _validators[next(iter(_validators))]
@@ -61,5 +66,8 @@ def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validat
 
 
 def clear() -> None:
-    """Forget every compiled validator."""
+    """Forget every compiled validator, and every cached compile of generated code."""
     _validators.clear()
+    from pedelec.schema._codegen import clear_code
+
+    clear_code()

@@ -16,10 +16,11 @@ traceback through a validator reads like any other code, and leaves it with its 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import re
 import sys
 from collections.abc import Callable
+from types import CodeType
 from typing import Any, Final, Protocol
 
 from pedelec.schema import _runtime
@@ -169,16 +170,12 @@ class _Gen:
             if t:
                 self.line(ind, f"{t} = type({v})")
             ind = self.type_check(ind, kind.wrong_type.format(v=v, t=t), kind_name, v, p)
-        rows = [
-            (keyword, row.code, node[keyword])
-            for keyword, row in kind.keywords.items()
-            if row.code is not None and keyword in node
-        ]
-        rows.sort(key=lambda r: r[1].order)
+        coded, kind_length = _coded(kind_name)
+        rows = [(keyword, code, node[keyword]) for keyword, code, _ in coded if keyword in node]
         n = ""
-        if any(_uses_length(row.code) for row in kind.keywords.values()):
+        if kind_length:
             n = self.name("n")
-            if any(_uses_length(code) for _, code, _ in rows):
+            if any(length for keyword, _, length in coded if keyword in node):
                 self.line(ind, f"{n} = len({v})")
         chain: list[_Check] = []
         for keyword, code, value in rows:
@@ -506,6 +503,25 @@ class _CopyGen(_Gen):
         self.copied_by(f"{self.use(_runtime.first_copy)}({copiers}, {v}, {room})", v, ind)
 
 
+#: Per kind: its coded keywords in check order, each with whether it reads the length, and
+#: whether any keyword of the kind could (then the node reserves a name for the length).
+_CODED: dict[str, tuple[list[tuple[str, Condition | Step, bool]], bool]] = {}
+
+
+def _coded(kind_name: str) -> tuple[list[tuple[str, Condition | Step, bool]], bool]:
+    found = _CODED.get(kind_name)
+    if found is None:
+        keywords = SUBSET[kind_name].keywords
+        coded = [
+            (k, row.code, _uses_length(row.code))
+            for k, row in keywords.items()
+            if row.code is not None
+        ]
+        coded.sort(key=lambda r: r[1].order)  # stable: ties keep the table's order, as before
+        found = _CODED[kind_name] = (coded, any(_uses_length(r.code) for r in keywords.values()))
+    return found
+
+
 def _uses_length(code: Condition | Step | None) -> bool:
     if type(code) is Condition:
         return "{n}" in code.fails or code.got == "{n}"
@@ -514,7 +530,42 @@ def _uses_length(code: Condition | Step | None) -> bool:
 
 _serial = itertools.count(1)
 _BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
-_BUILTIN_NAMES: Final = re.compile(rf"\b(?:{'|'.join(b.__name__ for b in _BUILTINS)})\b")
+
+#: ``compile()`` of generated source, by the source text. The source holds no schema text, so
+#: validators of one shape (tools that differ only in names, bounds, enums and descriptions,
+#: which are closure values) share one compile; each function still gets its own file name.
+#: Bounded, oldest first out, and emptied by ``clear_code``; a source longer than
+#: ``_CODES_LONGEST`` (a rare, huge schema) is not kept, so the cache stays a few MiB at most.
+_codes: dict[str, CodeType] = {}
+_CODES_SIZE: Final = 256
+_CODES_LONGEST: Final = 16_384
+
+
+def clear_code() -> None:
+    """Forget every cached compile of generated source."""
+    _codes.clear()
+
+
+def _code(source: str, filename: str) -> CodeType:
+    """The code of ``source`` as ``compile(source, filename, "exec")`` gives it."""
+    code = _codes.get(source)
+    if code is not None:
+        return _renamed(code, filename)
+    code = compile(source, filename, "exec")
+    if len(source) > _CODES_LONGEST:
+        return code
+    if len(_codes) >= _CODES_SIZE:
+        # Another thread may evict the same entry first: either way one is gone.
+        with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+            del _codes[next(iter(_codes))]
+    _codes[source] = code
+    return code
+
+
+def _renamed(code: CodeType, filename: str) -> CodeType:
+    """``code`` and the code nested in it, under ``filename`` (``replace`` compiles nothing)."""
+    consts = tuple(_renamed(c, filename) if type(c) is CodeType else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
 
 
 def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -> Any:
@@ -522,6 +573,32 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
 
     ``make(node, pattern_limit)`` builds the validator of a sub-node that gets a function of its
     own (a ``oneOf`` branch, a node nested too deeply to inline).
+    """
+    source, free = _source(node, mode, pattern_limit, make)
+    # No angle brackets: linecache asks a lazy loader only for names that could be files.
+    filename = f"pedelec validator {next(_serial)} {mode}"
+    code = _code(source, filename)
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    import linecache
+    import weakref
+
+    made = namespace["_factory"](*free.values())
+    # The source is written again only when a traceback asks (most validators never show one),
+    # from the node the validator keeps anyway: nothing per function is held for it. The entry
+    # leaves with the function, so an evicted validator takes it along.
+    linecache.cache[filename] = (_Source(node, mode, pattern_limit),)
+    weakref.finalize(made, linecache.cache.pop, filename, None).atexit = False
+    return made
+
+
+def _source(
+    node: dict[str, Any], mode: str, pattern_limit: int, make: _Make
+) -> tuple[str, dict[str, Any]]:
+    """The source of ``_factory`` for one function of ``node``, and the values of its parameters.
+
+    The text depends only on ``node``, ``mode`` and ``pattern_limit``: what ``make`` returns is
+    only ever a parameter value, never part of the text.
     """
     gen = _CopyGen(pattern_limit, make) if mode == "copy" else _Gen(mode, pattern_limit, make)
     if mode == "err":
@@ -561,36 +638,48 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     body = "\n".join(gen.lines)
     free = {**gen.consts, **gen.helpers}
     # Only the builtins this function uses become parameters: compile() time here grows with
-    # the source. One pass over the body's words, not a search per builtin.
-    used = set(_BUILTIN_NAMES.findall(body))
-    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in used)
+    # the source. A substring test may take one that is not used (harmless), never miss one.
+    free.update((b.__name__, b) for b in _BUILTINS if b.__name__ in body)
     source = "\n".join([f"def _factory({', '.join(free)}):", head, body, *tail, ""])
-    # No angle brackets: linecache asks a lazy loader only for names that could be files.
-    filename = f"pedelec validator {next(_serial)} {mode}"
-    code = compile(source, filename, "exec")
-    namespace: dict[str, Any] = {}
-    exec(code, namespace)
-    import linecache
-    import weakref
-    import zlib
+    return source, free
 
-    made = namespace["_factory"](*free.values())
-    # Held compressed, and split into lines only when a traceback asks: most validators never
-    # show one. The entry leaves with the function, so an evicted validator takes it along.
-    linecache.cache[filename] = (_Source(zlib.compress(source.encode(), 1)),)
-    weakref.finalize(made, linecache.cache.pop, filename, None).atexit = False
-    return made
+
+class _Stub:
+    """Stands in for a sub-node's validator while source is written again for a traceback."""
+
+    __slots__ = ("_collect",)
+
+    def __init__(self) -> None:
+        self._collect: Callable[..., None] = _never_copy
+
+    def _bool_function(self) -> Callable[[Any], bool]:
+        return bool
+
+    def _copy_function(self) -> Callable[[Any, int, int], Any]:
+        return _never_copy
+
+
+def _never_copy(value: Any, depth: int, room: int) -> Any:
+    return False
+
+
+def _stub(node: dict[str, Any], pattern_limit: int) -> _Sub:
+    return _Stub()
 
 
 class _Source:
-    """A lazy linecache loader: the generated source, compressed until a traceback needs it."""
+    """A lazy linecache loader: writes a function's source again when a traceback needs it.
 
-    __slots__ = ("_packed",)
+    Writing is deterministic, and sub-node validators only ever become parameter values, so
+    stand-ins for them give the very text that was compiled; no validator is built.
+    """
 
-    def __init__(self, packed: bytes) -> None:
-        self._packed = packed
+    __slots__ = ("_limit", "_mode", "_node")
+
+    def __init__(self, node: dict[str, Any], mode: str, pattern_limit: int) -> None:
+        self._node = node
+        self._mode = mode
+        self._limit = pattern_limit
 
     def __call__(self) -> str:
-        import zlib
-
-        return zlib.decompress(self._packed).decode()
+        return _source(self._node, self._mode, self._limit, _stub)[0]

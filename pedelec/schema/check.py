@@ -29,7 +29,7 @@ from pedelec.schema.keywords import META, SUBSET, got, quoted
 if TYPE_CHECKING:
     from pedelec.schema.validator import ArgError
 
-__all__ = ["Invalid", "check_schema", "checked", "schema_problems"]
+__all__ = ["Invalid", "check_schema", "checked", "checked_clone", "schema_problems"]
 
 _Path = tuple[str | int, ...]
 
@@ -321,6 +321,21 @@ def checked(schema: Any, root: bool = True) -> dict[str, Any]:
     """
     clone = _clone(schema)
     bad = (_root_problem(clone) if root else None) or _unsendable(clone)
+    if bad is not None:
+        raise bad
+    _walk(clone)
+    result: dict[str, Any] = clone
+    return result
+
+
+def checked_clone(clone: Any, root: bool = True) -> dict[str, Any]:
+    """``checked`` of a fresh ``clone_json`` copy the wire is known to carry (its canonical JSON
+    text encodes as UTF-8): the same rules, without copying or walking for the wire again.
+
+    Raises:
+        Invalid: as ``checked``, at the first broken rule.
+    """
+    bad = _root_problem(clone) if root else None
     if bad is not None:
         raise bad
     _walk(clone)

@@ -138,6 +138,7 @@ class Validator:
         "_copy_fn",
         "_fast",
         "_pattern_limit",
+        "_subs",
         "is_valid",
         "schema",
     )
@@ -158,6 +159,20 @@ class Validator:
         #: ``_copy(value, depth, room)``: ``(copy, count)`` of a valid value, else ``False``
         #: (see ``_codegen._CopyGen``); the session's way to validate and isolate dict args.
         self._copy = self._first_copy
+        self._subs: dict[int, Validator] | None = None
+
+    def _sub(self, node: dict[str, Any], pattern_limit: int) -> Validator:
+        """The validator of a sub-node that gets functions of its own (a ``oneOf`` branch, a
+        node nested too deeply to inline): one per node, shared by all three functions, so a
+        branch's ``is_valid`` is generated once, not once per function that calls it."""
+        subs = self._subs
+        if subs is None:
+            subs = self._subs = {}
+        # Keyed by identity: the node lives inside this validator's schema, as long as it does.
+        sub = subs.get(id(node))
+        if sub is None:
+            sub = subs[id(node)] = Validator(node, pattern_limit)
+        return sub
 
     def _bool_function(self) -> Callable[[Any], bool]:
         fast = self._fast
@@ -165,7 +180,7 @@ class Validator:
             from pedelec.schema._codegen import function
 
             # Two threads may both generate it; both functions are equivalent.
-            fast = self._fast = function(self.schema, "bool", self._pattern_limit, Validator)
+            fast = self._fast = function(self.schema, "bool", self._pattern_limit, self._sub)
             self.is_valid = fast
         return fast
 
@@ -175,7 +190,7 @@ class Validator:
             from pedelec.schema._codegen import function
 
             collect = self._collect_fn = function(
-                self.schema, "err", self._pattern_limit, Validator
+                self.schema, "err", self._pattern_limit, self._sub
             )
             self._collect = collect
         return collect
@@ -185,7 +200,7 @@ class Validator:
         if copy is None:
             from pedelec.schema._codegen import function
 
-            copy = self._copy_fn = function(self.schema, "copy", self._pattern_limit, Validator)
+            copy = self._copy_fn = function(self.schema, "copy", self._pattern_limit, self._sub)
             self._copy = copy
         return copy
 

@@ -30,6 +30,9 @@ class Unresolved(NamedTuple):
 _CTX_TEXT: Final = re.compile(r"(?:[\w.]+\.)?ToolCallContext(?:\s*\|\s*None)?")
 
 
+#: Wrappers followed to the wrapped function's globals before ``get_type_hints`` takes over.
+_MAX_WRAPPED: Final = 16
+
 #: Compiled annotation strings (``from __future__ import annotations``): the same few texts
 #: ("int", "list[str]", …) recur across tools, and compiling them is most of evaluating them.
 _ANNOTATION_CODE: dict[str, types.CodeType] = {}
@@ -42,10 +45,21 @@ def _plain_hints(target: Any) -> dict[str, Any] | None:
     evaluated in the function's globals. Anything less plain (a wrapped or bound callable, a
     failure, a forward reference left inside the result) goes back to ``get_type_hints``.
     """
-    if not inspect.isfunction(target) or hasattr(target, "__wrapped__"):
+    if not inspect.isfunction(target):
         return None
+    # The globals get_type_hints reads names in: those of the innermost ``__wrapped__``
+    # function, for a wrapper made by ``functools.wraps`` (the annotations are the wrapper's).
+    inner: Any = target
+    for _ in range(_MAX_WRAPPED):
+        if not hasattr(inner, "__wrapped__"):
+            break
+        inner = inner.__wrapped__
+    else:
+        return None
+    globalns = getattr(inner, "__globals__", None)
     raw = target.__annotations__
-    globalns = target.__globals__
+    if type(globalns) is not dict or type(raw) is not dict:
+        return None
     hints: dict[str, Any] = {}
     try:
         for name, annotation in raw.items():
