@@ -64,8 +64,12 @@ maps.on_tool(
     schema={"type": "object", "properties": {"meta": {"type": "object"}}},
 )(lambda args: args)
 
-assert pedelec_openai.responses_tools(maps)[0]["strict"] is False
+# A tool declaring no arguments accepts any keys, which a strict export would refuse.
+maps.on_tool("ping", description="Check the service.", schema={"type": "object"})(lambda args: 1)
+
+assert [t["strict"] for t in pedelec_openai.responses_tools(maps)] == [False, False]
 print("not strict:", pedelec_openai.strict_problems(maps)["tag"].pointer)  # /properties/meta
+print("not strict:", pedelec_openai.strict_problems(maps)["ping"].reason)
 # --8<-- [end:blocked]
 
 # --8<-- [start:anthropic]

@@ -72,8 +72,8 @@ QUERY_STRICT = {
     "required": ["q", "limit"],
     "additionalProperties": False,
 }
-#: The strict form of a tool without arguments.
-NO_ARGS_STRICT = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+#: A tool declaring no arguments accepts any keys: strict mode would close it, so it is never strict.
+NO_ARGS = {"type": "object"}
 #: A free-form map below the root: strict mode would close it, so it is never strict.
 FREE_MAP = {"type": "object", "properties": {"meta": {"type": "object"}}}
 
@@ -223,10 +223,10 @@ def test_export() -> None:
     assert [type(t) for t in tools] == [FunctionTool] * 3
     assert [(t.name, t.description, t.strict_json_schema) for t in tools] == [
         ("notes__search", "Search the notes.", True),
-        ("explode", "Always fails.", True),
-        ("slow", "Too slow.", True),
+        ("explode", "Always fails.", False),
+        ("slow", "Too slow.", False),
     ]
-    assert [t.params_json_schema for t in tools] == [QUERY_STRICT, NO_ARGS_STRICT, NO_ARGS_STRICT]
+    assert [t.params_json_schema for t in tools] == [QUERY_STRICT, NO_ARGS, NO_ARGS]
 
 
 #: A schema whose strict form exercises every rule: nullable optionals at depth, a disjoint
@@ -240,12 +240,19 @@ def test_the_sdk_leaves_every_strict_export_unchanged() -> None:
     tools = function_tools(session)
     # FunctionTool runs ensure_strict_json_schema on a strict tool's schema when it is built,
     # so the schema it holds is the SDK's rewrite of the export: equal to pedelec's strict form.
-    assert [t.params_json_schema for t in tools] == [
-        strict_schema(session.tool_spec(name)["argsSchema"]) for name in session.tool_names()
+    assert [(t.name, t.strict_json_schema) for t in tools] == [
+        ("notes__search", True),
+        ("explode", False),
+        ("slow", False),
+        ("rich", True),
+    ]
+    assert [t.params_json_schema for t in tools if t.strict_json_schema] == [
+        strict_schema(session.tool_spec(name)["argsSchema"]) for name in ("notes.search", "rich")
     ]
     for tool in tools:
-        exported = tool.params_json_schema
-        assert ensure_strict_json_schema(copy.deepcopy(exported)) == exported
+        if tool.strict_json_schema:
+            exported = tool.params_json_schema
+            assert ensure_strict_json_schema(copy.deepcopy(exported)) == exported
 
 
 def test_strict_false_exports_the_schemas_as_declared() -> None:
@@ -450,8 +457,8 @@ def test_the_model_is_given_the_session_schemas_under_provider_names() -> None:
         (t.name, t.description, t.parameters_json_schema, t.strict) for t in script.tools[0]
     ] == [
         ("notes__search", "Search the notes.", QUERY_STRICT, True),
-        ("explode", "Always fails.", NO_ARGS_STRICT, True),
-        ("slow", "Too slow.", NO_ARGS_STRICT, True),
+        ("explode", "Always fails.", NO_ARGS, False),
+        ("slow", "Too slow.", NO_ARGS, False),
     ]
 
 
@@ -460,7 +467,9 @@ def test_pydantic_ais_openai_transformer_leaves_the_strict_exports_unchanged() -
     session.on_tool("rich", description="Rich.", schema=RICH)(lambda args: 1)
     script = Script()
     run_pydantic_ai(session, script)
-    for tool in script.tools[0]:
+    strict = [tool for tool in script.tools[0] if tool.strict]
+    assert [tool.name for tool in strict] == ["notes__search", "rich"]
+    for tool in strict:
         exported = tool.parameters_json_schema
         transformer = OpenAIJsonSchemaTransformer(copy.deepcopy(exported), strict=True)
         assert transformer.walk() == exported
@@ -483,8 +492,8 @@ def test_an_anthropic_model_is_given_anthropics_strict_form() -> None:
     assert asyncio.run(agent.run("Go.")).output == "done"
     assert [(t.name, t.parameters_json_schema, t.strict) for t in script.tools[0]] == [
         ("notes__search", strict_schema(QUERY, ANTHROPIC), True),
-        ("explode", strict_schema({"type": "object"}, ANTHROPIC), True),
-        ("slow", strict_schema({"type": "object"}, ANTHROPIC), True),
+        ("explode", NO_ARGS, False),
+        ("slow", NO_ARGS, False),
         ("rich", strict_schema(RICH, ANTHROPIC), True),
     ]
     # Optional properties stay optional: Anthropic's strict mode allows them.
@@ -663,8 +672,10 @@ def test_a_call_after_a_colliding_tool_was_declared_is_answered_not_raised() -> 
 
 def test_anthropics_caps_count_over_the_toolsets_tools() -> None:
     session = Session()
+    # One required property each: a tool declaring none would not be strict under any cap.
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
     for n in range(21):
-        session.on_tool(f"t{n}", description="T.", schema={"type": "object"})(lambda args: 1)
+        session.on_tool(f"t{n}", description="T.", schema=schema)(lambda args: 1)
     script = Script()
     assert asyncio.run(Agent(ClaudeLike(script), toolsets=[toolset(session)]).run("Go.")).output
     assert [t.strict for t in script.tools[0]] == [True] * 20 + [False]

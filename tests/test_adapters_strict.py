@@ -136,7 +136,6 @@ STRICT_SCHEMAS = {
     **_workload_schemas(),
     **_upstream_schemas(),
     "table search": SEARCH,
-    "table no arguments": NO_ARGS,
     "table nested array of objects": {
         "type": "object",
         "properties": {
@@ -261,11 +260,39 @@ def test_a_schema_that_cannot_be_strict(schema: dict[str, Any], where: str, reas
         with pytest.raises(PedelecError) as info:
             export(session, strict=True)
         assert info.value.code == INVALID_INPUT
+        at = f'at "{where}", ' if where else ""  # a root reason speaks of the whole tool
         assert info.value.message == (
-            f'Tool "notes.search" cannot be exported in OpenAI strict mode: at "{where}", '
+            f'Tool "notes.search" cannot be exported in OpenAI strict mode: {at}'
             f'{reason}; pass strict="auto" to export it non-strict.'
         )
         assert info.value.details == {"tool": "notes.search", "pointer": where}
+
+
+NO_ARGS_REASON = (
+    "the tool's arguments object declares no properties, so it accepts any arguments, and "
+    "strict mode closes every object"
+)
+
+
+@pytest.mark.parametrize("schema", [NO_ARGS, {"type": "object", "properties": {}}])
+def test_a_tool_declaring_no_properties_is_not_strict(schema: dict[str, Any]) -> None:
+    # The tool takes any keys (reject_unknown_args is off), so a closed {} would not be exact.
+    session = session_with(schema)
+    (auto,) = adapter.responses_tools(session)
+    assert (auto["strict"], auto["parameters"]) == (False, schema)
+    assert adapter.strict_problems(session) == {"notes.search": Blocker("", NO_ARGS_REASON)}
+    (tool,) = anthropic_adapter.tools(session)
+    assert (tool["strict"], tool["input_schema"]) == (False, schema)
+    with pytest.raises(PedelecError) as info:
+        adapter.chat_tools(session, strict=True)
+    assert (info.value.code, info.value.message, info.value.details) == (
+        INVALID_INPUT,
+        'Tool "notes.search" cannot be exported in OpenAI strict mode: the tool\'s arguments '
+        "object declares no properties, so it accepts any arguments, and strict mode closes "
+        'every object; pass strict="auto" to export it non-strict.',
+        {"tool": "notes.search", "pointer": ""},
+    )
+    assert session.dispatch_sync("notes.search", {"any": 1}).value == {"ok": True}
 
 
 def test_strict_false_exports_the_schema_as_declared() -> None:
@@ -480,9 +507,12 @@ def test_anthropic_keeps_only_plain_patterns() -> None:
 
 def _many(count: int, optional: int) -> Session:
     session = Session()
+    # One required property: a tool declaring none is never strict, whatever the caps.
     schema = {
         "type": "object",
-        "properties": {f"p{i}": {"type": "integer"} for i in range(optional)},
+        "properties": {"id": {"type": "integer"}}
+        | {f"p{i}": {"type": "integer"} for i in range(optional)},
+        "required": ["id"],
     }
     for n in range(count):
         session.on_tool(f"t{n}", description="T.", schema=schema)(lambda a: a)
@@ -534,9 +564,19 @@ def test_past_anthropics_caps_a_tool_is_not_strict(
     with pytest.raises(PedelecError) as info:
         anthropic_adapter.tools(session, strict=True)
     assert info.value.message == (
-        f'Tool "{last}" cannot be exported in Anthropic strict mode: at "", {reason}; pass '
+        f'Tool "{last}" cannot be exported in Anthropic strict mode: {reason}; pass '
         'strict="auto" to export it non-strict.'
     )
+
+
+def test_a_tool_declaring_no_properties_does_not_count_against_anthropics_caps() -> None:
+    session = Session()
+    session.on_tool("ping", description="P.", schema=NO_ARGS)(lambda a: a)
+    one = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    for n in range(20):
+        session.on_tool(f"t{n}", description="T.", schema=one)(lambda a: a)
+    assert [t["strict"] for t in anthropic_adapter.tools(session)] == [False] + [True] * 20
+    assert anthropic_adapter.strict_problems(session) == {"ping": Blocker("", NO_ARGS_REASON)}
 
 
 def test_anthropic_null_for_an_optional_property_is_absent() -> None:

@@ -79,3 +79,29 @@ def test_gemini_names_are_checked_by_gemini_rule(
         "Gemini allows at most 64.",
         "1 tool checked: 0 errors, 1 warning",
     ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_a_tool_declaring_no_properties_is_not_strict(
+    provider: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    target = tmp_path / "target.py"
+    target.write_text(
+        "from pedelec.session import Session\n"
+        "session = Session.from_manifest([{'name': 'ping', 'description': 'Ping.', "
+        "'argsSchema': {'type': 'object'}}])\n"
+        "session.on_any_tool(lambda tool, args, ctx: None)\n",
+        encoding="utf-8",
+    )
+    assert main(["check", f"{target}:session", "--provider", provider]) == 0
+    out, _ = capsys.readouterr()
+    shown = {"openai": "OpenAI", "anthropic": "Anthropic"}[provider]
+    assert out.splitlines() == [
+        f"warning: ping (root): not strict for {shown}: the tool's arguments object declares no "
+        "properties, so it accepts any arguments, and strict mode closes every object",
+        "1 tool checked: 0 errors, 1 warning",
+    ]

@@ -95,6 +95,8 @@ OUTPUT: dict[str, tuple[tuple[str, ...], list[str]]] = {
         [
             'openai: {"query":"milk","limit":10}',
             "not strict: /properties/meta",
+            "not strict: the tool's arguments object declares no properties, so it accepts any "
+            "arguments, and strict mode closes every object",
             'anthropic: {"error":{"code":"TOOL_ARGS_INVALID","message":"Invalid arguments for '
             'tool \\"notes__search\\": (root): missing required property \\"query\\" '
             "(required); /limit: must be >= 1, got 0 (minimum). Correct the arguments and call "

@@ -16,8 +16,8 @@ accepts only part of JSON Schema. The subset allows an exact, reversible transla
   still reads it, and pedelec's validation still enforces it on every call.
 
 What cannot be translated without changing the accepted values is a :class:`Blocker`: an object
-that declares no properties (a free-form map, apart from the root of a no-argument tool), a
-``oneOf`` not proven disjoint, a schema past the provider's size limits.
+that declares no properties (a free-form map, or the root of a tool declaring no arguments,
+which accepts any), a ``oneOf`` not proven disjoint, a schema past the provider's size limits.
 """
 
 from __future__ import annotations
@@ -286,11 +286,16 @@ class _Translate:
     ) -> None:
         profile = self.profile
         properties: Mapping[str, Node] = node.get("properties", {})
-        if not properties and path:
+        if not properties:
+            # The subset leaves undeclared properties to the tool, so a closed {} would
+            # refuse calls the tool accepts; at the root too, where that is every argument.
             raise self.block(
                 path,
                 "an object that declares no properties accepts any keys, and strict mode "
-                "closes every object",
+                "closes every object"
+                if path
+                else "the tool's arguments object declares no properties, so it accepts any "
+                "arguments, and strict mode closes every object",
             )
         if profile.max_depth is not None and depth > profile.max_depth:
             raise self.block(
@@ -389,10 +394,12 @@ def problems(session: Session, profile: Profile) -> dict[str, Blocker]:
 
 
 def _not_strict(profile: Profile, name: str, blocker: Blocker) -> PedelecError:
+    # A root blocker's reason names the whole tool; 'at ""' would say nothing more.
+    where = f'at "{blocker.pointer}", ' if blocker.pointer else ""
     return PedelecError(
         INVALID_INPUT,
-        f'Tool "{name}" cannot be exported in {profile.provider} strict mode: at '
-        f'"{blocker.pointer}", {blocker.reason}; pass strict="auto" to export it non-strict.',
+        f'Tool "{name}" cannot be exported in {profile.provider} strict mode: {where}'
+        f'{blocker.reason}; pass strict="auto" to export it non-strict.',
         {"tool": name, "pointer": blocker.pointer},
     )
 
