@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from pedelec._json import json_key, type_name
+from pedelec._json import duplicates, type_name
 from pedelec._json.render import (
     SHOWN_CHARS,
     SHOWN_NAME_CHARS,
@@ -232,19 +232,20 @@ def _enum(member_ok: Callable[[Any], bool], member: str) -> _Check:
                 f'"enum" must be a non-empty array of {member} values, got {got(value)}; '
                 f'list the allowed values, or remove "enum"'
             )
-        seen: dict[Any, int] = {}
-        for index, item in enumerate(value):
-            if not member_ok(item):
-                return (index,), (
-                    f'"enum" entry {index} must be {_a(member)} like its node, got {got(item)}; '
-                    f'fix the entry or the node\'s "type"'
-                )
-            first = seen.setdefault(json_key(item), index)
-            if first != index:
-                return (index,), (
-                    f'"enum" entry {index} ({render(item)}) repeats entry {first}; '
-                    f"list each value once"
-                )
+        bad = next((index for index, item in enumerate(value) if not member_ok(item)), None)
+        repeat = next(duplicates(value), None)
+        # The problem at the lower index is reported, a wrong member before a repeat of it.
+        if bad is not None and (repeat is None or bad <= repeat[1]):
+            return (bad,), (
+                f'"enum" entry {bad} must be {_a(member)} like its node, got {got(value[bad])}; '
+                f'fix the entry or the node\'s "type"'
+            )
+        if repeat is not None:
+            first, index = repeat
+            return (index,), (
+                f'"enum" entry {index} ({render(value[index])}) repeats entry {first}; '
+                f"list each value once"
+            )
         return None
 
     return check
