@@ -102,14 +102,11 @@ def call_timeout(raw: Any, most: int) -> int | ArgError:
 
 
 def _timeout_problem(raw: Any) -> ArgError:
-    from pedelec._json import short_repr, type_name
+    from pedelec._json import type_name
+    from pedelec._json.render import render
     from pedelec.schema import ArgError
 
-    got = (
-        short_repr(raw)
-        if raw is None or type(raw) is bool
-        else f"{type_name(raw)} {short_repr(raw)}"
-    )
+    got = render(raw) if raw is None or type(raw) is bool else f"{type_name(raw)} {render(raw)}"
     return ArgError(
         ("timeoutMs",),
         "timeoutMs",
@@ -118,14 +115,14 @@ def _timeout_problem(raw: Any) -> ArgError:
 
 
 def _timeout_too_long(raw: int | float, most: int) -> ArgError:
-    from pedelec._json import short_repr
+    from pedelec._json.render import render
     from pedelec.schema import ArgError
 
-    # short_repr, not str: an int of 4 300 digits or more cannot be turned into text at all.
+    # render, not str: an int of 4 300 digits or more cannot be turned into text at all.
     return ArgError(
         ("timeoutMs",),
         "timeoutMs",
-        f"this call's timeout may be at most {most} ms, got {short_repr(raw)}; ask for less or "
+        f"this call's timeout may be at most {most} ms, got {render(raw)}; ask for less or "
         "leave timeoutMs out to use the tool's own timeout",
     )
 
@@ -141,7 +138,8 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
     object branch of a ``oneOf`` into account, and stops after ``limit`` findings, so a flood
     of undeclared keys costs no more than the report can show.
     """
-    from pedelec._json import pointer, short_repr
+    from pedelec._json import pointer
+    from pedelec._json.render import render
     from pedelec.schema import ArgError
 
     found: list[ArgError] = []
@@ -164,7 +162,7 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
                     for sub in subs:
                         walk(sub, item, (*path, key))
                 elif type(key) is str:  # other keys are reported by validation
-                    message = unknown_message(key, list(declared), short_repr)
+                    message = unknown_message(key, list(declared), render)
                     mark = (pointer(path), message)
                     if mark not in seen:
                         seen.add(mark)
@@ -181,11 +179,11 @@ def unknown_args(schema: dict[str, Any], args: Any, limit: int) -> list[ArgError
     return found
 
 
-def unknown_message(key: str, declared: list[str], short_repr: Callable[..., str]) -> str:
+def unknown_message(key: str, declared: list[str], render: Callable[..., str]) -> str:
     """What to tell the agent about one undeclared property: the closest declared name."""
     from pedelec._json.render import SHOWN_OPTION_CHARS
 
-    shown = short_repr(key, SHOWN_OPTION_CHARS)
+    shown = render(key, SHOWN_OPTION_CHARS)
     if not declared:
         return f"unknown property {shown}; this object takes no properties"
     from pedelec._result import closest_name

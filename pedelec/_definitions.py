@@ -78,10 +78,9 @@ def check_name(name: Any) -> str:
     """
     if type(name) is str and _NAME.fullmatch(name):
         return name
-    from pedelec._json import short_repr
-    from pedelec._json.render import SHOWN_NAME_CHARS
+    from pedelec._json.render import SHOWN_NAME_CHARS, render
 
-    shown = short_repr(name, SHOWN_NAME_CHARS)
+    shown = render(name, SHOWN_NAME_CHARS)
     raise PedelecError(
         INVALID_INPUT,
         f"Tool name {shown} is invalid; a name starts with a letter and continues with letters, "
@@ -128,13 +127,13 @@ def _check_timeout(name: str, timeout_ms: Any) -> int | None:
 
         if timeout_ms <= MAX_TIMEOUT_MS:
             return int(timeout_ms)
-        from pedelec._json import short_repr
+        from pedelec._json.render import render
 
         raise PedelecError(
             INVALID_INPUT,
             f"{_label(name)}: timeout_ms may be at most {MAX_TIMEOUT_MS} ms "
             "(pedelec.limits.MAX_TIMEOUT_MS, about 285 000 years), got "
-            f"{short_repr(timeout_ms)}.",
+            f"{render(timeout_ms)}.",
             {"tool": name, "field": "timeout_ms"},
         )
     raise PedelecError(
@@ -174,21 +173,21 @@ def check_annotations(name: str, annotations: Any) -> dict[str, bool] | None:
             f"{type(annotations).__name__}.",
             {"tool": name, "field": "annotations"},
         )
-    from pedelec._json import short_repr
+    from pedelec._json.render import render
 
     out: dict[str, bool] = {}
     for key, value in annotations.items():
         if key not in _HINTS:
             raise PedelecError(
                 INVALID_INPUT,
-                f"{_label(name)}: unknown annotation {short_repr(key)}; the hints are "
+                f"{_label(name)}: unknown annotation {render(key)}; the hints are "
                 f"{', '.join(_HINTS)}.",
-                {"tool": name, "field": "annotations", "hint": short_repr(key)},
+                {"tool": name, "field": "annotations", "hint": render(key)},
             )
         if type(value) is not bool:
             raise PedelecError(
                 INVALID_INPUT,
-                f"{_label(name)}: annotation {key} must be true or false, got {short_repr(value)}.",
+                f"{_label(name)}: annotation {key} must be true or false, got {render(value)}.",
                 {"tool": name, "field": "annotations", "hint": key},
             )
         out[key] = value

@@ -165,12 +165,9 @@ def _err(tool: Any, rid: str | int, code: str, message: str, details: dict[str, 
 
 def _name(tool: Any) -> str:
     """An agent-sent tool name, quoted and shortened for a message."""
-    from pedelec._json import short_repr
-    from pedelec._json.render import SHOWN_NAME_CHARS
+    from pedelec._json.render import SHOWN_NAME_CHARS, render
 
-    return (
-        short_repr(tool, SHOWN_NAME_CHARS) if isinstance(tool, str) else f"<{type(tool).__name__}>"
-    )
+    return render(tool, SHOWN_NAME_CHARS) if isinstance(tool, str) else f"<{type(tool).__name__}>"
 
 
 def _tool_detail(tool: Any) -> Any:

@@ -196,14 +196,14 @@ class Limits:
             )
         for name in ("max_call_timeout_ms", "approval_timeout_ms"):
             if getattr(self, name) > MAX_TIMEOUT_MS:
-                from pedelec._json import short_repr
+                from pedelec._json.render import render
                 from pedelec.errors import INVALID_INPUT, PedelecError
 
                 raise PedelecError(
                     INVALID_INPUT,
                     f"Limits({name}=...) may be at most {MAX_TIMEOUT_MS} "
                     "(pedelec.limits.MAX_TIMEOUT_MS), the longest timeout a tool may declare, "
-                    f"got {short_repr(getattr(self, name))}.",
+                    f"got {render(getattr(self, name))}.",
                     {"limit": name},
                 )
 

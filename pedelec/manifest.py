@@ -111,7 +111,8 @@ def _check_schemas(tools: list[Any]) -> None:
     so its manifests may hold ``additionalProperties``, ``$ref``, ``format`` and the like; one
     report of all of them beats a fix-and-retry loop, and the converter handles most.
     """
-    from pedelec._json import pointer, short_repr
+    from pedelec._json import pointer
+    from pedelec._json.render import render
     from pedelec.schema.check import schema_problems
 
     lines: list[str] = []
@@ -120,7 +121,7 @@ def _check_schemas(tools: list[Any]) -> None:
         if not isinstance(item, Mapping) or "argsSchema" not in item:
             continue  # not a schema problem: Session reports the entry itself
         name = item.get("name")
-        label = f"tool {short_repr(name)}" if isinstance(name, str) else f"tools[{index}]"
+        label = f"tool {render(name)}" if isinstance(name, str) else f"tools[{index}]"
         for path, keyword, clause in schema_problems(item["argsSchema"]):
             where = pointer(path)
             lines.append(f"- {label} at {where or 'the root'}: {clause}.")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _adapter_sessions import DELTA, TEXT, make_session
 from anthropic.types import Message, TextBlock, ToolUseBlock
 
 from pedelec.adapters import anthropic as adapter
@@ -22,31 +23,6 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
-
-DELTA = {
-    "type": "object",
-    "properties": {"delta": {"type": "integer", "minimum": -100, "maximum": 100}},
-    "required": ["delta"],
-}
-TEXT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-
-
-def make_session() -> Session:
-    session = Session(guidance="Use the tools to edit the document.")
-
-    @session.on_tool("update_counter", description="Change the counter.", schema=DELTA)
-    def update_counter(args: dict[str, Any]) -> dict[str, Any]:
-        return {"value": args["delta"]}
-
-    @session.on_tool("editor.replace_selection", description="Replace the selection.", schema=TEXT)
-    def replace(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
-        return {"replaced": args["text"], "request": ctx.tool_request_id}
-
-    @session.on_tool("explode", description="Always fails.", schema={"type": "object"})
-    def explode(args: dict[str, Any]) -> None:
-        raise ValueError("boom")
-
-    return session
 
 
 def message(content: list[dict[str, Any]]) -> Message:
@@ -132,7 +108,7 @@ async def test_dispatch_tool_use_blocks_skipping_text() -> None:
         {
             "type": "tool_result",
             "tool_use_id": "toolu_1",
-            "content": '{"replaced":"hi","request":"toolu_1"}',
+            "content": '{"replaced":"hi","request":"toolu_1","turn":null}',
         },
         {"type": "tool_result", "tool_use_id": "toolu_2", "content": '{"value":3}'},
     ]
@@ -355,7 +331,7 @@ async def test_two_turn_agent_loop() -> None:
             {
                 "type": "tool_result",
                 "tool_use_id": "toolu_1",
-                "content": '{"replaced":"new","request":"toolu_1"}',
+                "content": '{"replaced":"new","request":"toolu_1","turn":null}',
             },
             {
                 "type": "tool_result",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _adapter_sessions import DELTA, TEXT, make_session
 from openai.types.chat import (
     ChatCompletion,
     ChatCompletionMessageCustomToolCall,
@@ -28,31 +29,6 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
-
-DELTA = {
-    "type": "object",
-    "properties": {"delta": {"type": "integer", "minimum": -100, "maximum": 100}},
-    "required": ["delta"],
-}
-TEXT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-
-
-def make_session() -> Session:
-    session = Session(guidance="Use the tools to edit the document.")
-
-    @session.on_tool("update_counter", description="Change the counter.", schema=DELTA)
-    def update_counter(args: dict[str, Any]) -> dict[str, Any]:
-        return {"value": args["delta"]}
-
-    @session.on_tool("editor.replace_selection", description="Replace the selection.", schema=TEXT)
-    def replace(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
-        return {"replaced": args["text"], "request": ctx.tool_request_id, "turn": ctx.turn_id}
-
-    @session.on_tool("explode", description="Always fails.", schema={"type": "object"})
-    def explode(args: dict[str, Any]) -> None:
-        raise ValueError("boom")
-
-    return session
 
 
 def function_call(call_id: str, name: str, arguments: str) -> ChatCompletionMessageFunctionToolCall:

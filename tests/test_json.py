@@ -26,12 +26,12 @@ from pedelec._json import (
     json_key,
     parse_json_args,
     pointer,
-    short_repr,
     type_name,
 )
 from pedelec._json.dump import _dumps_deep
 from pedelec._json.locate import explain
 from pedelec._json.parse import _FEW_OBJECTS, _UNSURE, _census, _quick, _scanner
+from pedelec._json.render import render
 from pedelec.errors import TOOL_ARGS_INVALID, PedelecError
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -1274,7 +1274,7 @@ def test_duplicates_agrees_with_a_key_each(values: list[Any], repeats: list[int]
     assert list(duplicates(rows)) == _duplicates_one_key_each(rows)
 
 
-# --- type_name and short_repr -----------------------------------------------------------------
+# --- type_name and render ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -1326,24 +1326,24 @@ def test_type_name(value: Any, name: str) -> None:
         pytest.param(10**5000, 40, "<integer of 16610 bits>", id="int-over-digit-limit"),
     ],
 )
-def test_short_repr(value: Any, limit: int, text: str) -> None:
-    assert short_repr(value, limit) == text
+def test_render(value: Any, limit: int, text: str) -> None:
+    assert render(value, limit) == text
 
 
-def test_short_repr_of_huge_and_deep_values(million_deep: list[Any]) -> None:
-    assert short_repr("a" * 50_000_000) == '"' + "a" * 38 + "…"
-    assert short_repr(million_deep) == "[" * 39 + "…"
+def test_render_of_huge_and_deep_values(million_deep: list[Any]) -> None:
+    assert render("a" * 50_000_000) == '"' + "a" * 38 + "…"
+    assert render(million_deep) == "[" * 39 + "…"
     cyclic: list[Any] = [1]
     cyclic.append(cyclic)
-    assert short_repr(cyclic, 10) == "[1,[1,[1,…"
+    assert render(cyclic, 10) == "[1,[1,[1,…"
 
 
-def test_short_repr_of_a_broken_repr() -> None:
+def test_render_of_a_broken_repr() -> None:
     class Broken:
         def __repr__(self) -> str:
             raise RuntimeError("no")
 
-    assert short_repr(Broken()).startswith("<Broken instance at 0x")
+    assert render(Broken()).startswith("<Broken instance at 0x")
 
 
 # --- dumps ------------------------------------------------------------------------------------

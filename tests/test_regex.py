@@ -237,7 +237,7 @@ def test_pattern_that_re_refuses_carries_res_reason(pattern: str, reason: str) -
 def test_nesting_too_deep_for_re() -> None:
     pattern = "(" * 2000 + ")" * 2000
     assert pattern_problem(pattern) == (
-        f'pattern "{"(" * 59}…" does not compile: it nests groups too deeply for Python\'s re; '
+        f'pattern "{"(" * 80}…" does not compile: it nests groups too deeply for Python\'s re; '
         "use fewer nested groups"
     )
 
@@ -342,7 +342,7 @@ def test_catastrophic_patterns_are_accepted_and_run_on_the_matcher(
 def test_pattern_too_big_to_parse_is_refused() -> None:
     pattern = "(" + "a" * 1000 + ")" + "\\1" * 30  # every backreference counts as a copy
     assert pattern_problem(pattern) == (
-        f'pattern "{pattern[:59]}…" is too complex to check for catastrophic backtracking; '
+        f'pattern "{pattern[:80]}…" is too complex to check for catastrophic backtracking; '
         "simplify its repeated groups"
     )
 
@@ -352,7 +352,7 @@ def test_pattern_too_big_for_the_matcher_is_refused() -> None:
     # program would pass its state limit
     pattern = "(?:" + "|".join(f"a{i}" for i in range(500)) + ")+"
     assert pattern_problem(pattern) == (
-        f'pattern "{pattern[:59]}…" needs more than 2,000 matcher states, each counted repeat '
+        f'pattern "{pattern[:80]}…" needs more than 2,000 matcher states, each counted repeat '
         "written out as copies of its body; use smaller counts, fewer nested counted repeats "
         "or fewer alternatives"
     )
@@ -374,11 +374,18 @@ def test_control_characters_are_escaped_in_messages() -> None:
         'pattern "(\\n\\t" does not compile: missing ), unterminated subpattern at position 0 '
         "(line 1, column 1); fix the regular expression syntax"
     )
+    # What is not printable is written as JSON writes it, as in every other message.
+    assert pattern_problem("a\x01\u200b\x7f(?i)") == unportable(
+        "a\\u0001\\u200b\\u007f(?i)",
+        'the inline flags "(?i)"',
+        4,
+        'remove it and spell out both cases instead, e.g. "[Aa]"',
+    )
 
 
 def test_long_patterns_are_cut_in_messages() -> None:
     pattern = "x" * 100 + r"\A"
-    assert pattern_problem(pattern) == unportable("x" * 59 + "…", '"\\A"', 100, 'use "^" instead')
+    assert pattern_problem(pattern) == unportable("x" * 80 + "…", '"\\A"', 100, 'use "^" instead')
 
 
 # --- properties ----------------------------------------------------------------------------

@@ -200,6 +200,10 @@ REJECTED = [
     pytest.param(prop({"type": "number", "enum": [1, 1.0]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 (1.0) repeats entry 0; list each value once'), id="enum-duplicate-1-1.0"),
     pytest.param(prop({"type": "integer", "enum": [2.0, 3, 2]}), P + "/enum/2", "enum", msg(P + "/enum/2", '"enum" entry 2 (2) repeats entry 0; list each value once'), id="enum-duplicate-2.0-2"),
     pytest.param(prop({"type": "boolean", "enum": [True, False, True]}), P + "/enum/2", "enum", msg(P + "/enum/2", '"enum" entry 2 (true) repeats entry 0; list each value once'), id="enum-duplicate-boolean"),
+    # The lower index is reported: a wrong member before a repeat, a repeat before a wrong member.
+    pytest.param(prop({"type": "number", "enum": [1, "x", 1]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 must be a number like its node, got string "x"; fix the entry or the node\'s "type"'), id="enum-member-before-repeat"),
+    pytest.param(prop({"type": "number", "enum": [1, 1.0, "x"]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 (1.0) repeats entry 0; list each value once'), id="enum-repeat-before-member"),
+    pytest.param(prop({"type": "number", "enum": ["x", "x"]}), P + "/enum/0", "enum", msg(P + "/enum/0", '"enum" entry 0 must be a number like its node, got string "x"; fix the entry or the node\'s "type"'), id="enum-member-repeated"),
     # --- lengths and counts: non-negative integers (True is not one, 2.0 is) ----------------
     *[
         pytest.param(prop({**node, keyword: value}), f"{P}/{keyword}", keyword, msg(f"{P}/{keyword}", count_clause(keyword, got)), id=f"{keyword}-{got}")

@@ -25,9 +25,7 @@ from pedelec._json.dump import dumps_canonical, dumps_compact
 from pedelec._json.equal import duplicates, json_equal, json_key
 from pedelec._json.locate import pointer
 from pedelec._json.parse import parse_json_args
-
-# The name the other modules import today; ``render`` is its home.
-from pedelec._json.render import render as short_repr, type_name
+from pedelec._json.render import type_name
 
 __all__ = [
     "NotJsonError",
@@ -39,6 +37,5 @@ __all__ = [
     "json_key",
     "parse_json_args",
     "pointer",
-    "short_repr",
     "type_name",
 ]

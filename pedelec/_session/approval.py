@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from pedelec import _result
 from pedelec._context import cancel
-from pedelec._json import clone_json, short_repr
+from pedelec._json import clone_json
+from pedelec._json.render import render
 from pedelec._output import check_result
 from pedelec._result import ToolResult
 from pedelec._session.events import PASSED, log_error
@@ -211,7 +212,7 @@ class Approvals:
             _denied(
                 name,
                 rid,
-                f'Tool "{name}" was not run: its approver answered {short_repr(answer, 60)}, '
+                f'Tool "{name}" was not run: its approver answered {render(answer, 60)}, '
                 "which is neither True, False nor Denied(reason).",
                 {"tool": name, "answer": type(answer).__name__},
             )

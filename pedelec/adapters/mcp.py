@@ -161,11 +161,11 @@ def unknown_cursor(cursor: str) -> ProtocolError:
         >>> unknown_cursor("abc")["message"]
         'Unknown cursor "abc": every tool is on the first page, so no cursor was issued.'
     """
-    from pedelec._json import short_repr
+    from pedelec._json.render import render
 
     return {
         "code": INVALID_PARAMS,
-        "message": f"Unknown cursor {short_repr(cursor, 80)}: every tool is on the first page, "
+        "message": f"Unknown cursor {render(cursor, 80)}: every tool is on the first page, "
         "so no cursor was issued.",
         "data": {"cursor": cursor if len(cursor) <= 200 else cursor[:200] + "…"},
     }

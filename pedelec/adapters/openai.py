@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from typing_extensions import TypedDict
 
-from pedelec._json import short_repr
+from pedelec._json.render import render
 from pedelec.adapters._calls import (
     MISSING,
     Call,
@@ -221,9 +221,7 @@ def _chat_call(session: Session, call: Any, names: NameMap) -> Call:
     call_id = text_field(call, "id") or ""
     kind = field(call, "type")
     if kind is not MISSING and kind != "function":
-        message = (
-            f"Tool call type {short_repr(kind)} is not supported; call one of the function tools."
-        )
+        message = f"Tool call type {render(kind)} is not supported; call one of the function tools."
         return Call(call_id, "", None, PedelecError(TOOL_NOT_FOUND, message))
     function = field(call, "function")
     name = None if function is MISSING or function is None else text_field(function, "name")

@@ -57,7 +57,8 @@ def _nodes(schema: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], dict
 
 
 def _lint_schema(tool: str, schema: dict[str, Any]) -> Iterator[Finding]:
-    from pedelec._json import pointer, short_repr
+    from pedelec._json import pointer
+    from pedelec._json.render import render
     from pedelec.schema.overlap import witness
 
     for path, node in _nodes(schema):
@@ -92,7 +93,7 @@ def _lint_schema(tool: str, schema: dict[str, Any]) -> Iterator[Finding]:
                         "warning",
                         tool,
                         where,
-                        f"oneOf branches {i} and {j} both accept {short_repr(both)}, so that "
+                        f"oneOf branches {i} and {j} both accept {render(both)}, so that "
                         "value matches no branch (oneOf needs exactly one)",
                     )
 

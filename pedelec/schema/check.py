@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from pedelec._json import NotJsonError, clone_json, pointer, short_repr
+from pedelec._json import NotJsonError, clone_json, pointer
+from pedelec._json.render import render
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import MAX_SCHEMA_DEPTH
 from pedelec.schema.keywords import META, SUBSET, got, quoted
@@ -82,7 +83,7 @@ class Invalid(Exception):
     def error(self, tool: str | None) -> PedelecError:
         """The ``INVALID_INPUT`` error registration raises, naming ``tool`` when given."""
         where = pointer(self.path) or "the root"
-        who = "" if tool is None else f" for tool {short_repr(tool)}"
+        who = "" if tool is None else f" for tool {render(tool)}"
         details: dict[str, Any] = {"pointer": pointer(self.path), "keyword": self.keyword}
         if tool is not None:
             details["tool"] = tool
@@ -364,7 +365,7 @@ def _root_problem(clone: Any) -> Invalid | None:
     if type(clone) is not dict:
         keyword, arrived = None, got(clone)
     elif "type" in clone:
-        path, arrived = ("type",), f'"type": {short_repr(clone["type"])}'
+        path, arrived = ("type",), f'"type": {render(clone["type"])}'
     else:
         arrived = 'a node without "type"'
     return Invalid(

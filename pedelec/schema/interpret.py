@@ -11,10 +11,10 @@ undeclared properties are allowed (if they are JSON), and ``oneOf`` needs exactl
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from pedelec._json import json_key
+from pedelec._json import duplicates, json_key
 from pedelec.limits import DEFAULT_LIMITS
 
 # The matcher the generated validator uses; imported, never copied, so both read a pattern alike.
@@ -111,14 +111,7 @@ class _Walk:
         items = node["items"]
         if not all(self.node(items, item) for item in value):
             return False
-        if node.get("uniqueItems") is True:
-            seen: set[Hashable] = set()
-            for item in value:
-                key = json_key(item)
-                if key in seen:
-                    return False
-                seen.add(key)
-        return True
+        return node.get("uniqueItems") is not True or next(duplicates(value), None) is None
 
     def object(self, node: Mapping[str, Any], value: Any) -> bool:
         if type(value) is not dict:

@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from pedelec._json import json_key, short_repr, type_name
+from pedelec._json import duplicates, type_name
 from pedelec._json.render import (
     SHOWN_CHARS,
     SHOWN_NAME_CHARS,
     SHOWN_OPTION_CHARS,
     describe,
     quote,
+    render,
     scalar_text,
 )
 
@@ -116,12 +117,12 @@ def got(value: Any) -> str:
     """What arrived, as the validator's messages say it: ``boolean true``, ``string "3"``, ``null``."""
     if value is None:
         return "null"
-    return f"{type_name(value)} {short_repr(value)}"
+    return f"{type_name(value)} {render(value)}"
 
 
 def quoted(name: str) -> str:
     """A keyword or property name, quoted as JSON."""
-    return short_repr(name)
+    return render(name)
 
 
 def _a(noun: str) -> str:
@@ -164,7 +165,7 @@ def _example_list(value: Any, node: Mapping[str, Any]) -> _Problem | None:
         return None
     return (), (
         f'"examples" must be an array of example values, got {got(value)}; '
-        f"wrap the example in an array: [{short_repr(value)}]"
+        f"wrap the example in an array: [{render(value)}]"
     )
 
 
@@ -200,8 +201,8 @@ def _at_most(lower: str, upper: str, value_check: _Check) -> _Check:
         # A malformed upper bound is reported by its own row; compare only two valid bounds.
         if upper in node and value_check(bound, node) is None and value > bound:
             return (), (
-                f"{quoted(lower)} ({short_repr(value)}) is greater than {quoted(upper)} "
-                f"({short_repr(bound)}), so nothing can match; lower {quoted(lower)} "
+                f"{quoted(lower)} ({render(value)}) is greater than {quoted(upper)} "
+                f"({render(bound)}), so nothing can match; lower {quoted(lower)} "
                 f"or raise {quoted(upper)}"
             )
         return None
@@ -231,19 +232,20 @@ def _enum(member_ok: Callable[[Any], bool], member: str) -> _Check:
                 f'"enum" must be a non-empty array of {member} values, got {got(value)}; '
                 f'list the allowed values, or remove "enum"'
             )
-        seen: dict[Any, int] = {}
-        for index, item in enumerate(value):
-            if not member_ok(item):
-                return (index,), (
-                    f'"enum" entry {index} must be {_a(member)} like its node, got {got(item)}; '
-                    f'fix the entry or the node\'s "type"'
-                )
-            first = seen.setdefault(json_key(item), index)
-            if first != index:
-                return (index,), (
-                    f'"enum" entry {index} ({short_repr(item)}) repeats entry {first}; '
-                    f"list each value once"
-                )
+        bad = next((index for index, item in enumerate(value) if not member_ok(item)), None)
+        repeat = next(duplicates(value), None)
+        # The problem at the lower index is reported, a wrong member before a repeat of it.
+        if bad is not None and (repeat is None or bad <= repeat[1]):
+            return (bad,), (
+                f'"enum" entry {bad} must be {_a(member)} like its node, got {got(value[bad])}; '
+                f'fix the entry or the node\'s "type"'
+            )
+        if repeat is not None:
+            first, index = repeat
+            return (index,), (
+                f'"enum" entry {index} ({render(value[index])}) repeats entry {first}; '
+                f"list each value once"
+            )
         return None
 
     return check

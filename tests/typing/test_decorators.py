@@ -123,6 +123,18 @@ def test_module_tool_and_define_tool_types() -> None:
     )
 
 
+def test_an_integral_float_timeout_type_checks_and_counts_as_an_integer() -> None:
+    # The runtime takes 3000.0 as 3000 (JSON Schema's integers), so the hints say float too.
+    session = Session()
+    session.on_tool("a", schema=OBJ, description="A.", timeout_ms=3000.0)(sync_args)
+    session.tool(name="b", description="B.", timeout_ms=2500.0)(typed)
+    by_tool = tool("c", description="C.", schema=OBJ, timeout_ms=1500.0)(sync_args)
+    defined = define_tool(name="d", description="D.", schema=OBJ, timeout_ms=1000.0)
+    timeouts = [by_tool.timeout_ms, defined.timeout_ms]
+    assert timeouts == [1500, 1000] and all(type(t) is int for t in timeouts)
+    assert session.manifest()["tools"][0]["timeoutMs"] == 3000
+
+
 def test_dispatch_types() -> None:
     session = Session(
         tools=[define_tool(name="d", description="D.", schema=OBJ, handler=sync_args)]

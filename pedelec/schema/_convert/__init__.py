@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pedelec._json import NotJsonError, clone_json, short_repr
+from pedelec._json import NotJsonError, clone_json
+from pedelec._json.render import render
 from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.schema._convert.converter import Converter
 from pedelec.schema._convert.log import Change, failure
@@ -75,7 +76,7 @@ def convert(schema: Any, *, tool: str | None = None) -> tuple[dict[str, Any], li
     converter = Converter(root)
     out = converter.node(root, (), 1, ())
     if out.node is not None and out.node.get("type") != "object":
-        got = "alternatives" if "oneOf" in out.node else f'"type": {short_repr(out.node["type"])}'
+        got = "alternatives" if "oneOf" in out.node else f'"type": {render(out.node["type"])}'
         converter.log.problem(
             (),
             f"the root must be an object node, got {got}; a tool's arguments are always an "

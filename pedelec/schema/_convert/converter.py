@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final, NamedTuple
 
-from pedelec._json import short_repr
+from pedelec._json.render import render
 from pedelec.limits import MAX_SCHEMA_DEPTH
 from pedelec.schema._convert.log import Log, Path
 from pedelec.schema._convert.nulls import NULL_ALTERNATIVE_REASON, drop_null, required
@@ -223,7 +223,7 @@ class Converter:
         if bad or not names:
             self.log.problem(
                 kw.at("type"),
-                f'"type" {short_repr(given)} is not one of the subset\'s types (string, '
+                f'"type" {render(given)} is not one of the subset\'s types (string, '
                 f"number, integer, boolean, array, object)",
             )
             return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, final
 
-from pedelec._json import clone_json, dumps_canonical, pointer, short_repr
+from pedelec._json import clone_json, dumps_canonical, pointer
+from pedelec._json.render import render
 from pedelec.errors import INVALID_INPUT, PedelecError
 
 Path = tuple[str | int, ...]
@@ -68,7 +69,7 @@ class Log:
 
     def not_a_node(self, path: Path, value: Any) -> None:
         """Record that ``value``, found where a node belongs, is not an object."""
-        what = "true (any value)" if value is True else short_repr(value)
+        what = "true (any value)" if value is True else render(value)
         self.problem(
             path, f"expected a schema node (an object with a type), got {what}; give it a type"
         )
@@ -76,7 +77,7 @@ class Log:
 
 def failure(problems: list[tuple[str, str]], tool: str | None) -> PedelecError:
     """The one error listing every ``(pointer, clause)`` problem as ``at <pointer>: <clause>``."""
-    who = "" if tool is None else f" for tool {short_repr(tool)}"
+    who = "" if tool is None else f" for tool {render(tool)}"
     count = f"{len(problems)} problem" + ("" if len(problems) == 1 else "s")
     text = "; ".join(f"at {p or 'the root'}: {clause}" for p, clause in problems)
     details: dict[str, Any] = {"problems": [{"pointer": p, "message": c} for p, c in problems]}

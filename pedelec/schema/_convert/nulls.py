@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pedelec._json import short_repr
+from pedelec._json.render import render
 from pedelec.schema._convert.log import Log
 from pedelec.schema._convert.rules import const_to_enum
 from pedelec.schema._convert.tables import Kw
@@ -66,7 +66,7 @@ def required(kw: Kw, node: dict[str, Any], nullable: list[str], log: Log) -> Non
     kept = [name for name in was if name not in nullable]
     if len(kept) == len(was):
         return
-    names = ", ".join(short_repr(name) for name in was if name in nullable)
+    names = ", ".join(render(name) for name in was if name in nullable)
     log.change(
         kw.at("required"),
         was,

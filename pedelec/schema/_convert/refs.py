@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Final
 from urllib.parse import unquote
 
-from pedelec._json import json_key, short_repr
+from pedelec._json import json_key
+from pedelec._json.render import render
 from pedelec.schema._convert.log import Log, Path
 from pedelec.schema._convert.tables import ANNOTATIONS, META, Kw
 
@@ -99,7 +100,7 @@ class Inliner:
             elif name not in ANNOTATIONS:
                 self.log.problem(
                     where,
-                    f"{short_repr(name)} beside the {keyword} and in its target differ, and "
+                    f"{render(name)} beside the {keyword} and in its target differ, and "
                     f"both apply; merge them into one value",
                 )
                 return False
@@ -112,7 +113,7 @@ class Inliner:
                     kw.at(keyword),
                     kw.values.pop(keyword),
                     None,
-                    f"{short_repr(keyword)} was dropped: each $ref to it is written in place.",
+                    f"{render(keyword)} was dropped: each $ref to it is written in place.",
                 )
 
     def _target(
@@ -122,7 +123,7 @@ class Inliner:
         if keyword == "allOf":
             if type(value) is list and len(value) == 1:
                 return (*where, 0), value[0]
-            parts = f"{len(value)} parts" if type(value) is list else short_repr(value)
+            parts = f"{len(value)} parts" if type(value) is list else render(value)
             self.log.problem(
                 where,
                 f"allOf with {parts} cannot be expressed; merge the parts into one node, or use "
@@ -132,22 +133,22 @@ class Inliner:
         if type(value) is not str or not value.startswith("#"):
             self.log.problem(
                 where,
-                f"$ref {short_repr(value)} does not point into this schema; only references such "
+                f"$ref {render(value)} does not point into this schema; only references such "
                 f'as "#/$defs/Name" are written in place, so copy the target into "$defs"',
             )
             return None
         text = unquote(value[1:])
         if text and not text.startswith("/"):
-            self.log.problem(where, f"$ref {short_repr(value)} names an anchor; use a JSON pointer")
+            self.log.problem(where, f"$ref {render(value)} names an anchor; use a JSON pointer")
             return None
         found = self._resolve(text)
         if found is None:
-            self.log.problem(where, f"$ref {short_repr(value)} points to nothing in this schema")
+            self.log.problem(where, f"$ref {render(value)} points to nothing in this schema")
             return None
         if found[0] in chain:
             self.log.problem(
                 where,
-                f"$ref {short_repr(value)} is recursive (it is inside the node it names), and a "
+                f"$ref {render(value)} is recursive (it is inside the node it names), and a "
                 f"Tool Args Schema is finite; write out each level up to a fixed depth",
             )
             return None

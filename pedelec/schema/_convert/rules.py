@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from pedelec._json import json_key, short_repr
+from pedelec._json import json_key
+from pedelec._json.render import render
 from pedelec.schema._convert.log import Log, Path
 from pedelec.schema._convert.tables import (
     ANNOTATIONS,
@@ -71,14 +72,14 @@ def _bound(
     where = kw.at(keyword)
     value = values.pop(keyword)
     if value is False or (value is True and inclusive not in values):
-        log.change(where, value, None, f"{short_repr(keyword)}: {value} says nothing here.")
+        log.change(where, value, None, f"{render(keyword)}: {value} says nothing here.")
         return True
     if value is True:  # draft-04 and OpenAPI 3.0: the inclusive bound is exclusive
         bound = values.pop(inclusive)
     elif type(value) in (int, float):
         bound = value
     else:
-        log.problem(where, f"{short_repr(keyword)} must be a number, got {short_repr(value)}")
+        log.problem(where, f"{render(keyword)} must be a number, got {render(value)}")
         return False
     if type(bound) not in (int, float):
         return True  # the bound's own check reports it
@@ -96,7 +97,7 @@ def _bound(
             where,
             value,
             {inclusive: edge},
-            f"{short_repr(keyword)} became {short_repr(inclusive)} {edge}, the nearest "
+            f"{render(keyword)} became {render(inclusive)} {edge}, the nearest "
             f"integer inside the bound, which allows the same integers.",
         )
     else:
@@ -104,7 +105,7 @@ def _bound(
             where,
             value,
             None,
-            f"{short_repr(keyword)} was dropped: {short_repr(inclusive)} is at least as strict.",
+            f"{render(keyword)} was dropped: {render(inclusive)} is at least as strict.",
         )
     return True
 
@@ -124,7 +125,7 @@ def _other(kw: Kw, keyword: str, kind: str | None, moves: list[Move], log: Log) 
     """Settle one keyword the node does not hold; False when it cannot be expressed."""
     value = kw.values.pop(keyword)
     where = kw.at(keyword)
-    name = short_repr(keyword)
+    name = render(keyword)
     if keyword in ANNOTATIONS or keyword.startswith("x-"):
         log.change(where, value, None, f"{name} only annotates; it was dropped.")
     elif keyword == "example":

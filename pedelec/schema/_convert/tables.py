@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 
-from pedelec._json import short_repr
+from pedelec._json.render import render
 from pedelec.schema._convert.log import Path
 
 #: Keywords every node may carry whatever it becomes; they are settled last (``rules.meta``).
@@ -145,7 +145,7 @@ def applies_enum(value: Any, kind: str) -> bool:
 
 def number_text(value: Any) -> str:
     """A bound as a description phrase writes it (``5``, not ``5.0``)."""
-    return short_repr(int(value) if type(value) is float and value.is_integer() else value)
+    return render(int(value) if type(value) is float and value.is_integer() else value)
 
 
 def with_phrases(description: str | None, phrases: Iterable[str]) -> str | None:

@@ -8,6 +8,7 @@ character-set and ``$`` meanings that :mod:`pedelec.schema.patterns.translate` r
 
 from __future__ import annotations
 
+from pedelec._json.render import SHOWN_NAME_CHARS, quote as quote_text
 from pedelec.schema.patterns.tree import (
     UNBOUNDED,
     Alt,
@@ -25,7 +26,6 @@ from pedelec.schema.patterns.tree import (
 
 __all__ = ["Invalid", "TooComplex", "Unportable", "parse", "quote"]
 
-_MAX_QUOTE = 60
 _MAX_NODES = 20_000
 _MAX_CODE = 0x10FFFF
 
@@ -70,12 +70,12 @@ class TooComplex(Exception):
 
 
 def quote(text: str) -> str:
-    """Quote a pattern or a piece of one for a message: one line, bounded length."""
-    if len(text) > _MAX_QUOTE:
-        text = text[: _MAX_QUOTE - 1] + "…"
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
-    return f'"{text}"'
+    """Quote a pattern or a piece of one for a message, as the message vocabulary quotes one.
+
+    Backslashes stay as written (they are the pattern's own syntax); what is not printable is
+    a JSON escape, so the message is one line, and a pattern shows at most 80 characters.
+    """
+    return quote_text(text, SHOWN_NAME_CHARS, verbatim=True)
 
 
 # --- the parser ------------------------------------------------------------------------------
