@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from pedelec._json.wire import _escape_surrogates
@@ -212,6 +212,32 @@ def instrument(
         except Exception as problem:
             _telemetry_failed(problem)
 
+    def traced(span: Span, call: Callable[[], ToolResult]) -> ToolResult:
+        """``call()`` with ``span`` current, ended by the result (or the exception)."""
+        token = attach(in_context(span))
+        try:
+            result = call()
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(token)
+        end(span, result)
+        return result
+
+    async def traced_async(span: Span, call: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
+        """``traced`` for an awaited call: the span stays current across its awaits."""
+        token = attach(in_context(span))
+        try:
+            result = await call()
+        except BaseException as exc:
+            end_raised(span, exc)
+            raise
+        finally:
+            detach(token)
+        end(span, result)
+        return result
+
     async def dispatch(
         name: str,
         args: Any,
@@ -231,18 +257,10 @@ def instrument(
             return await original_async(
                 name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned
             )
-        token = attach(in_context(span))
-        try:
-            result = await original_async(
-                name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned
-            )
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(token)
-        end(span, result)
-        return result
+        return await traced_async(
+            span,
+            lambda: original_async(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned),
+        )
 
     def dispatch_sync(
         name: str,
@@ -262,16 +280,10 @@ def instrument(
         span = begin(name, rid, args)
         if span is None:
             return original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned)
-        token = attach(in_context(span))
-        try:
-            result = original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned)
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(token)
-        end(span, result)
-        return result
+        return traced(
+            span,
+            lambda: original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned),
+        )
 
     def begin_resumed(token: Any) -> Span | None:
         """The span of a resumed call (the deferred call's tool and id), or ``None`` when the
@@ -285,31 +297,15 @@ def instrument(
         span = begin_resumed(token) if active[0] else None
         if span is None:
             return await original_resume(token, approve=approve, reason=reason)
-        attached = attach(in_context(span))
-        try:
-            result = await original_resume(token, approve=approve, reason=reason)
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(attached)
-        end(span, result)
-        return result
+        return await traced_async(
+            span, lambda: original_resume(token, approve=approve, reason=reason)
+        )
 
     def resume_sync(token: str, *, approve: bool, reason: str | None = None) -> ToolResult:
         span = begin_resumed(token) if active[0] else None
         if span is None:
             return original_resume_sync(token, approve=approve, reason=reason)
-        attached = attach(in_context(span))
-        try:
-            result = original_resume_sync(token, approve=approve, reason=reason)
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(attached)
-        end(span, result)
-        return result
+        return traced(span, lambda: original_resume_sync(token, approve=approve, reason=reason))
 
     wrappers = {
         "dispatch": dispatch,
