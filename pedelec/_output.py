@@ -21,8 +21,9 @@ from pedelec.errors import INVALID_INPUT, SUBMIT_TOOL_RESULT_FAILED, PedelecErro
 from pedelec.limits import DEFAULT_MAX_RESULT_BYTES
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pedelec._result import ToolResult
-    from pedelec._session.events import Events
     from pedelec.schema import ArgError, Validator
 
 __all__ = [
@@ -63,14 +64,19 @@ def compile_output_schema(
 
 
 def check_result(
-    output: Validator | None, result: ToolResult, events: Events, max_errors: int
+    output: Validator | None,
+    result: ToolResult,
+    report: Callable[[ToolResult], ToolResult],
+    limit: int,
+    max_errors: int,
 ) -> ToolResult:
-    """``result``, or the ``SUBMIT_TOOL_RESULT_FAILED`` result (reported to ``on_error``) when a
-    successful result does not match the tool's output schema ``output``. Never raises."""
+    """``result``, or the ``SUBMIT_TOOL_RESULT_FAILED`` result (passed to ``report``, the
+    session's ``on_error``, and kept within ``limit`` bytes) when a successful result does not
+    match the tool's output schema ``output``. Never raises."""
     if output is None or result.error is not None or output.is_valid(result.value):
         return result
     errors = output.errors(result.value, max_errors=max_errors)
-    return events.report(output_mismatch(result.tool, result._rid, errors, events.result_limit))
+    return report(output_mismatch(result.tool, result._rid, errors, limit))
 
 
 def output_mismatch(

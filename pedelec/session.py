@@ -499,7 +499,10 @@ class Session(Declaring, Observing, Approving):
 
     def _checked(self, entry: Entry, result: ToolResult) -> ToolResult:
         """``result``, checked against the tool's output schema (a tool that is not plain)."""
-        return check_result(entry.output, result, self._events, self._limits.max_errors)
+        events = self._events
+        return check_result(
+            entry.output, result, events.report, events.result_limit, self._limits.max_errors
+        )
 
     def _prepare(
         self, name: Any, args: Any, rid: str | int, owned: bool = False

@@ -363,7 +363,10 @@ class Approvals:
         entry = self.registry.get(result.tool) if result.error is None else None
         if entry is None or entry.output is None:
             return result
-        return check_result(entry.output, result, self.events, self.max_errors)
+        events = self.events
+        return check_result(
+            entry.output, result, events.report, events.result_limit, self.max_errors
+        )
 
     async def _resume(self, token: Any, approve: Any, reason: Any) -> ToolResult:
         decided = self._decided(token, approve, reason)

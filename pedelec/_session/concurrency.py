@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, final
 from pedelec.errors import INVALID_INPUT, PedelecError
 
 if TYPE_CHECKING:
-    from pedelec.session import Session
+    from pedelec._session.registry import Registry
 
 __all__ = ["Slots", "batches", "check_max_concurrency"]
 
@@ -113,14 +113,14 @@ class Slots:
                 continue
 
 
-def batches(session: Session, calls: Sequence[_T]) -> list[list[_T]] | None:
+def batches(registry: Registry, calls: Sequence[_T]) -> list[list[_T]] | None:
     """``calls`` cut into groups to run one after another, or ``None`` when none is sequential.
 
     Each sequential call is a group of its own; the calls between two of them form one group
     that runs concurrently. ``calls`` are ``pedelec.adapters._calls.Call`` objects; one that
     carries an error (it will not run) never waits for anything.
     """
-    get = session._registry.get
+    get = registry.get
     groups: list[list[_T]] | None = None
     group: list[_T] = []
     for call in calls:

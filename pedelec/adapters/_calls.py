@@ -151,7 +151,7 @@ async def run_calls(
 
     from pedelec._session.concurrency import batches
 
-    groups = batches(session, calls)
+    groups = batches(session._registry, calls)
     if groups is None:
         results = list(await asyncio.gather(*(one(call) for call in calls)))
     else:  # a sequential tool's call runs alone, after the calls before it

@@ -229,7 +229,7 @@ def _worker_failure() -> Iterator[None]:
 
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
-    from pedelec.cli import _serve
+    from pedelec.cli import _launch, _serve
 
     port = _port(ns.port)
     heartbeat = _heartbeat(ns.heartbeat)
@@ -276,7 +276,7 @@ def serve(ns: argparse.Namespace, out: TextIO) -> int:
             raise Fail("--allow-origin needs --allow-host when --host is not loopback", EXIT_USAGE)
     # Ctrl-C is how a server is stopped, not a failure.
     with contextlib.suppress(KeyboardInterrupt), _worker_failure():
-        _serve.serve(
+        _launch.serve(
             session,
             transport=ns.transport,
             sock=sock,
