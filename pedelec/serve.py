@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from pedelec.cli._wire import ASGIApp, Receive, Scope, Send
+    from pedelec._mcp.wire import ASGIApp, Receive, Scope, Send
     from pedelec.session import Session
 
 __all__ = ["McpApp", "asgi_app"]
@@ -35,10 +35,6 @@ __all__ = ["McpApp", "asgi_app"]
 #: The Host headers an app accepts unless told otherwise: this machine only (the MCP SDK's own
 #: default for a server on loopback), so a page on another site cannot reach it by DNS rebinding.
 _LOOPBACK_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
-
-#: The environment variable that hands ``pedelec serve --workers N`` its target and options
-#: over to each worker process (:func:`_worker_app`).
-_WORKER_ENV: Final = "PEDELEC_SERVE_WORKER"
 
 _NOT_RUNNING: Final = (
     b"pedelec: this MCP app is not running: its lifespan was not started. A host app that "
@@ -156,8 +152,8 @@ class McpApp:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
-        from pedelec.cli._serve import build_server
-        from pedelec.cli._wire import checked_asgi
+        from pedelec._mcp.server import build_server
+        from pedelec._mcp.wire import checked_asgi
         from pedelec.session import Session
 
         if self._busy:
@@ -214,7 +210,7 @@ class McpApp:
 
     async def _serve_lifespan(self, receive: Receive, send: Send) -> None:
         """The ASGI lifespan protocol, for a server that runs this app directly."""
-        from pedelec.cli._logs import summary
+        from pedelec._logs import summary
 
         await receive()  # lifespan.startup
         running = self.lifespan()
@@ -289,7 +285,7 @@ def asgi_app(
         >>> app = asgi_app(session, stateless=True, allowed_hosts=["tools.example.com"])
         >>> # uvicorn.run(app, host="0.0.0.0", port=8000)
     """
-    from pedelec.cli._serve import mcp_available
+    from pedelec._mcp.server import mcp_available
     from pedelec.session import Session
 
     if not mcp_available():
@@ -324,55 +320,3 @@ def asgi_app(
         path=path,
         max_body=max_body,
     )
-
-
-# --- the worker processes of ``pedelec serve --workers N`` ----------------------------------------
-
-
-def _worker_app() -> McpApp:
-    """The app of one ``pedelec serve --workers N`` worker: uvicorn's factory, by import string.
-
-    The parent hands over the TARGET and the options in an environment variable; each worker loads
-    the target itself (a session cannot cross a process boundary), and stops when its parent
-    is gone, however the parent ended.
-    """
-    import json
-    import os
-    import sys
-
-    from uvicorn.config import STARTUP_FAILURE
-
-    from pedelec.cli._logs import quiet_logging
-    from pedelec.cli._target import load_target
-
-    try:
-        handed = json.loads(os.environ[_WORKER_ENV])
-        # The worker's stderr is the parent's: the same logger settings for the process's life.
-        _kept.enter_context(quiet_logging(handed["log_level"], traceback=handed["traceback"]))
-        _watch_parent(handed["parent"])
-        with contextlib.redirect_stdout(sys.stderr):
-            session = load_target(handed["target"])
-        session.lenient_json_args = True
-        return asgi_app(session, **handed["options"])
-    except Exception as exc:
-        # Uvicorn's supervisor stops every worker on this exit code instead of restarting one
-        # that would fail the same way again.
-        print(f"pedelec: error: a worker could not start: {exc}", file=sys.stderr, flush=True)
-        sys.exit(STARTUP_FAILURE)
-
-
-_kept = contextlib.ExitStack()
-
-
-def _watch_parent(parent: int) -> None:
-    """Stop this process (as SIGTERM would) once ``parent`` is no longer its parent."""
-    import os
-    import signal
-    import threading
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            threading.Event().wait(0.5)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="pedelec-parent-watch", daemon=True).start()

@@ -117,7 +117,7 @@ def test_no_vendor_package_is_imported() -> None:
     script = (
         "import sys\n"
         "import pedelec.adapters.openai, pedelec.adapters.anthropic, pedelec.adapters.mcp\n"
-        "import pedelec.cli, pedelec.cli._serve, pedelec.cli._http, pedelec.serve\n"
+        "import pedelec.cli, pedelec._mcp.server, pedelec.cli._http, pedelec.serve\n"
         "vendors = ('openai', 'anthropic', 'mcp', 'mcp_types', 'pydantic', 'starlette', 'uvicorn')\n"
         "print(','.join(m for m in vendors if m in sys.modules))\n"
     )

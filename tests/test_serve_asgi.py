@@ -28,9 +28,9 @@ from starlette.routing import Mount, Route
 from test_mcp_server import serving
 
 from pedelec import Session
+from pedelec._mcp.server import listen
 from pedelec.cli import main
 from pedelec.cli._http import uses_loopback
-from pedelec.cli._serve import listen
 from pedelec.serve import McpApp, asgi_app
 
 TEXT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}

@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 from test_mcp_server import SERVE, serving
 
-from pedelec.cli._wire import duplicate_of, mark_duplicates
+from pedelec._mcp.wire import duplicate_of, mark_duplicates
 
 ROOT = Path(__file__).resolve().parent.parent
 

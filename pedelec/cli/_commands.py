@@ -229,7 +229,8 @@ def _worker_failure() -> Iterator[None]:
 
 def serve(ns: argparse.Namespace, out: TextIO) -> int:
     """``pedelec serve``: serve the session's tools over MCP until stopped."""
-    from pedelec.cli import _launch, _serve
+    from pedelec._mcp import server as _serve
+    from pedelec.cli import _launch
 
     port = _port(ns.port)
     heartbeat = _heartbeat(ns.heartbeat)

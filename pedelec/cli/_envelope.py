@@ -23,7 +23,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any, Final
 
-from pedelec.cli._logs import summary
+from pedelec._logs import summary
 from pedelec.errors import (
     SESSION_ENDED,
     SUBMIT_TOOL_RESULT_FAILED,

@@ -2,7 +2,7 @@
 
 Both run the app of :func:`pedelec.serve.asgi_app`. With ``--workers N`` (N > 1) the parent
 keeps the listening socket and uvicorn's supervisor starts N processes that accept on it, each
-building the app with the factory ``pedelec.serve:_worker_app``: a session cannot cross a
+building the app with the factory ``pedelec.cli._http:_worker_app``: a session cannot cross a
 process boundary, so the parent hands over the TARGET and the options in an environment
 variable and every worker loads the target itself. Several processes share no MCP session, so
 workers are always stateless. SIGINT or SIGTERM to the parent stops every worker; a worker whose
@@ -11,6 +11,7 @@ parent is gone stops by itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Final
@@ -20,6 +21,7 @@ from typing_extensions import TypedDict
 if TYPE_CHECKING:
     import socket
 
+    from pedelec.serve import McpApp
     from pedelec.session import Session
 
 __all__ = [
@@ -33,6 +35,10 @@ __all__ = [
 
 #: The most worker processes ``--workers`` starts.
 MAX_WORKERS: Final = 64
+
+#: The environment variable that hands ``pedelec serve --workers N`` its target and options
+#: over to each worker process (:func:`_worker_app`).
+_WORKER_ENV: Final = "PEDELEC_SERVE_WORKER"
 
 # Seconds a stopping server waits for open requests (an SSE stream stays open as long as its
 # client does) before it closes them, so a stop never hangs on a client.
@@ -127,8 +133,6 @@ def run_http(
     from uvicorn.config import STARTUP_FAILURE
     from uvicorn.supervisors import Multiprocess
 
-    from pedelec.serve import _WORKER_ENV
-
     assert target is not None, "workers load the session from its TARGET"
     handed: dict[str, Any] = {
         "target": absolute_target(target),
@@ -139,7 +143,7 @@ def run_http(
     }
     os.environ[_WORKER_ENV] = json.dumps(handed)
     config = uvicorn.Config(
-        "pedelec.serve:_worker_app",
+        "pedelec.cli._http:_worker_app",
         factory=True,
         workers=workers,
         log_level="warning",
@@ -151,3 +155,56 @@ def run_http(
     supervisor.run()
     if any(process.exitcode == STARTUP_FAILURE for process in supervisor.processes):
         raise WorkersFailed("a worker process failed to start; its reason is above")
+
+
+# --- the worker processes of ``pedelec serve --workers N`` ----------------------------------------
+
+
+def _worker_app() -> McpApp:
+    """The app of one ``pedelec serve --workers N`` worker: uvicorn's factory, by import string.
+
+    The parent hands over the TARGET and the options in an environment variable; each worker loads
+    the target itself (a session cannot cross a process boundary), and stops when its parent
+    is gone, however the parent ended.
+    """
+    import json
+    import os
+    import sys
+
+    from uvicorn.config import STARTUP_FAILURE
+
+    from pedelec._logs import quiet_logging
+    from pedelec.cli._target import load_target
+    from pedelec.serve import asgi_app
+
+    try:
+        handed = json.loads(os.environ[_WORKER_ENV])
+        # The worker's stderr is the parent's: the same logger settings for the process's life.
+        _kept.enter_context(quiet_logging(handed["log_level"], traceback=handed["traceback"]))
+        _watch_parent(handed["parent"])
+        with contextlib.redirect_stdout(sys.stderr):
+            session = load_target(handed["target"])
+        session.lenient_json_args = True
+        return asgi_app(session, **handed["options"])
+    except Exception as exc:
+        # Uvicorn's supervisor stops every worker on this exit code instead of restarting one
+        # that would fail the same way again.
+        print(f"pedelec: error: a worker could not start: {exc}", file=sys.stderr, flush=True)
+        sys.exit(STARTUP_FAILURE)
+
+
+_kept = contextlib.ExitStack()
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop this process (as SIGTERM would) once ``parent`` is no longer its parent."""
+    import os
+    import signal
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="pedelec-parent-watch", daemon=True).start()

@@ -1,6 +1,6 @@
 """``pedelec serve``'s launcher: stdio in this process, or HTTP in one or N worker processes.
 
-Kept apart from :mod:`pedelec.cli._serve` (the server itself) so the layers stay one way:
+Kept apart from :mod:`pedelec._mcp.server` (the server itself) so the layers stay one way:
 the launcher uses both the server and :mod:`pedelec.cli._http`, whose app is
 :func:`pedelec.serve.asgi_app`, which builds on the server.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pedelec.cli._serve import DEFAULT_NAME
+from pedelec._mcp.server import DEFAULT_NAME
 
 if TYPE_CHECKING:
     import socket
@@ -38,7 +38,7 @@ def serve(
     """Serve ``session`` over MCP until the client disconnects (stdio) or the process stops.
 
     Over HTTP the endpoint is ``http://HOST:PORT/mcp`` (streamable HTTP, the app of
-    :func:`pedelec.serve.asgi_app`) on ``sock``, a socket from :func:`pedelec.cli._serve.listen`. Once listening,
+    :func:`pedelec.serve.asgi_app`) on ``sock``, a socket from :func:`pedelec._mcp.server.listen`. Once listening,
     one line on stderr gives the URL.
 
     Args:
@@ -48,7 +48,7 @@ def serve(
         name: The server's name in ``serverInfo``.
         version: The server's version in ``serverInfo`` (default: pedelec's version).
         heartbeat: Seconds between progress heartbeats of a long call, see
-            :func:`pedelec.cli._serve.build_server`; ``None``: no heartbeat.
+            :func:`pedelec._mcp.server.build_server`; ``None``: no heartbeat.
         stateless: HTTP: every request stands alone (no MCP session).
         allowed_hosts: HTTP: the Host headers accepted (default: loopback's when bound to
             loopback, any otherwise, as the SDK does); see :func:`pedelec.serve.asgi_app`.
@@ -64,7 +64,7 @@ def serve(
     import anyio
 
     if transport == "stdio":
-        from pedelec.cli._serve import _run_stdio, build_server
+        from pedelec._mcp.server import _run_stdio, build_server
 
         server = build_server(session, name=name, version=version, heartbeat=heartbeat)
         anyio.run(_run_stdio, server)

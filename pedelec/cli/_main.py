@@ -6,9 +6,9 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
+from pedelec._logs import quiet_logging, summary
 from pedelec.cli._commands import EXIT_FAILED, EXIT_USAGE, Fail
 from pedelec.cli._envelope import stdout_gone
-from pedelec.cli._logs import quiet_logging, summary
 from pedelec.cli._parser import build_parser
 
 __all__ = ["EXIT_INTERRUPTED", "main"]

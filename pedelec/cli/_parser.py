@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from pedelec import __version__
+from pedelec._logs import LOG_LEVELS
+from pedelec._mcp.server import DEFAULT_HOST, DEFAULT_NAME, DEFAULT_PORT
 from pedelec.cli import _commands
 from pedelec.cli._commands import FORMATS, MCP_INSTALL
 from pedelec.cli._http import MAX_WORKERS
 from pedelec.cli._lint import PROVIDERS
-from pedelec.cli._logs import LOG_LEVELS
-from pedelec.cli._serve import DEFAULT_HOST, DEFAULT_NAME, DEFAULT_PORT
 
 __all__ = ["build_parser"]
 

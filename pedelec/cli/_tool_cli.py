@@ -188,7 +188,7 @@ def tool_cli_main(
         {"ok":true,"result":{"argsSchema":...,"timeoutMs":60000}}
         0
     """
-    from pedelec.cli._logs import quiet_logging, summary
+    from pedelec._logs import quiet_logging, summary
 
     with quiet_logging("warning", traceback=False):
         try:

@@ -98,10 +98,10 @@ def build_server(
 
     from pedelec import __version__
     from pedelec._context import report_to
+    from pedelec._mcp.approve import ServeApprovals
+    from pedelec._mcp.notify import LEVEL_KEY, CallNotices, ranked
+    from pedelec._mcp.wire import duplicate_of, duplicate_result
     from pedelec.adapters import mcp as adapter
-    from pedelec.cli._approve import ServeApprovals
-    from pedelec.cli._notify import LEVEL_KEY, CallNotices, ranked
-    from pedelec.cli._wire import duplicate_of, duplicate_result
 
     if heartbeat is not None and not (isinstance(heartbeat, int | float) and 0 < heartbeat < _INF):
         raise ValueError(f"heartbeat must be a positive number of seconds, got {heartbeat!r}")
@@ -147,7 +147,7 @@ def build_server(
         # The SDK's parsed arguments are copied by the tool's generated copier (no dearer than
         # validating them), not taken as owned: that copy is also what holds them to the
         # session's depth and size bounds, which the SDK's parser does not apply.
-        # A call that needs approval is put to the client's user (pedelec.cli._approve).
+        # A call that needs approval is put to the client's user (pedelec._mcp.approve).
         return await approvals.call(
             ctx,
             params,
@@ -228,7 +228,7 @@ class _CheckedLines:
         self._lines = lines
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        from pedelec.cli._wire import mark_duplicates
+        from pedelec._mcp.wire import mark_duplicates
 
         async for line in self._lines:
             checked = mark_duplicates(line)
