@@ -136,107 +136,21 @@ def instrument(
             "to stop tracing it first.",
             {"field": "session"},
         )
-    from opentelemetry import context, trace
+    from opentelemetry import trace
 
     from pedelec import __version__
 
     if capture_content is None:
         capture_content = os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_VALUES
-    tracer = trace.get_tracer("pedelec", __version__, tracer_provider)
-    internal = trace.SpanKind.INTERNAL
-    failed = trace.StatusCode.ERROR
-    status = trace.Status
-    in_context = trace.set_span_in_context
-    attach, detach = context.attach, context.detach
-    capture = capture_content
-    lookup = session._registry.get
-    args_limit = session.limits.max_args_bytes
+    spans = _Spans(
+        session, trace.get_tracer("pedelec", __version__, tracer_provider), capture_content
+    )
+    begin, traced, traced_async = spans.begin, spans.traced, spans.traced_async
     active = [True]  # a cell the wrappers and ``stop`` share
     original_async = session.dispatch
     original_sync = session.dispatch_sync
     original_resume = session.resume
     original_resume_sync = session.resume_sync
-    peek = session._approvals.peek
-
-    def begin(name: Any, rid: str, args: Any) -> Span | None:
-        """The call's span, started; ``None`` when telemetry itself failed (the call runs)."""
-        try:
-            try:
-                entry = lookup(name)
-            except TypeError:  # an unhashable name: no such tool
-                entry = None
-            attributes: dict[str, Any] = {"gen_ai.operation.name": _OPERATION}
-            if entry is not None:
-                span_name = f"{_OPERATION} {entry.name}"
-                attributes["gen_ai.tool.name"] = entry.name
-                attributes["gen_ai.tool.description"] = entry.definition.description
-            else:
-                span_name = _OPERATION
-                attributes["gen_ai.tool.name"] = _shown_name(name)
-            attributes["gen_ai.tool.call.id"] = _escape_surrogates(rid)
-            attributes["gen_ai.tool.type"] = "function"
-            if capture:
-                text = _args_text(args, args_limit)
-                if text is not None:
-                    attributes["gen_ai.tool.call.arguments"] = text
-            return tracer.start_span(span_name, kind=internal, attributes=attributes)
-        except Exception as exc:
-            _telemetry_failed(exc)
-            return None
-
-    def end(span: Span, result: ToolResult) -> None:
-        try:
-            error = result.error
-            if error is None:
-                if capture:
-                    span.set_attribute("gen_ai.tool.call.result", result.to_text())
-            else:
-                code = error.code
-                span.set_attribute("error.type", code if type(code) is str and code else "_OTHER")
-                message = error.message if capture and type(error.message) is str else None
-                span.set_status(
-                    status(failed, None if message is None else _escape_surrogates(message))
-                )
-            span.end()
-        except Exception as exc:
-            _telemetry_failed(exc)
-
-    def end_raised(span: Span, exc: BaseException) -> None:
-        try:
-            kind = type(exc)
-            module = kind.__module__
-            named = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
-            span.set_attribute("error.type", named)
-            span.set_status(status(failed))
-            span.end()
-        except Exception as problem:
-            _telemetry_failed(problem)
-
-    def traced(span: Span, call: Callable[[], ToolResult]) -> ToolResult:
-        """``call()`` with ``span`` current, ended by the result (or the exception)."""
-        token = attach(in_context(span))
-        try:
-            result = call()
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(token)
-        end(span, result)
-        return result
-
-    async def traced_async(span: Span, call: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
-        """``traced`` for an awaited call: the span stays current across its awaits."""
-        token = attach(in_context(span))
-        try:
-            result = await call()
-        except BaseException as exc:
-            end_raised(span, exc)
-            raise
-        finally:
-            detach(token)
-        end(span, result)
-        return result
 
     async def dispatch(
         name: str,
@@ -285,16 +199,8 @@ def instrument(
             lambda: original_sync(name, args, turn_id=turn_id, tool_request_id=rid, _owned=_owned),
         )
 
-    def begin_resumed(token: Any) -> Span | None:
-        """The span of a resumed call (the deferred call's tool and id), or ``None`` when the
-        token names no waiting call: ``resume`` answers that without running anything."""
-        pending = peek(token) if type(token) is str else None
-        if pending is None:
-            return None
-        return begin(pending.tool, str(pending.rid), pending.args)
-
     async def resume(token: str, *, approve: bool, reason: str | None = None) -> ToolResult:
-        span = begin_resumed(token) if active[0] else None
+        span = spans.begin_resumed(token) if active[0] else None
         if span is None:
             return await original_resume(token, approve=approve, reason=reason)
         return await traced_async(
@@ -302,7 +208,7 @@ def instrument(
         )
 
     def resume_sync(token: str, *, approve: bool, reason: str | None = None) -> ToolResult:
-        span = begin_resumed(token) if active[0] else None
+        span = spans.begin_resumed(token) if active[0] else None
         if span is None:
             return original_resume_sync(token, approve=approve, reason=reason)
         return traced(span, lambda: original_resume_sync(token, approve=approve, reason=reason))
@@ -328,6 +234,119 @@ def instrument(
     # the session (the adapters, ``pedelec serve``, the CLI).
     own.update(wrappers)
     return stop
+
+
+class _Spans:
+    """The spans of one instrumented session: how a call's span starts and ends."""
+
+    def __init__(self, session: Session, tracer: Any, capture: bool) -> None:
+        from opentelemetry import context, trace
+
+        self.tracer = tracer
+        self.capture = capture
+        self.internal = trace.SpanKind.INTERNAL
+        self.failed = trace.StatusCode.ERROR
+        self.status = trace.Status
+        self.in_context = trace.set_span_in_context
+        self.attach, self.detach = context.attach, context.detach
+        self.lookup = session._registry.get
+        self.peek = session._approvals.peek
+        self.args_limit = session.limits.max_args_bytes
+
+    def begin(self, name: Any, rid: str, args: Any) -> Span | None:
+        """The call's span, started; ``None`` when telemetry itself failed (the call runs)."""
+        try:
+            try:
+                entry = self.lookup(name)
+            except TypeError:  # an unhashable name: no such tool
+                entry = None
+            attributes: dict[str, Any] = {"gen_ai.operation.name": _OPERATION}
+            if entry is not None:
+                span_name = f"{_OPERATION} {entry.name}"
+                attributes["gen_ai.tool.name"] = entry.name
+                attributes["gen_ai.tool.description"] = entry.definition.description
+            else:
+                span_name = _OPERATION
+                attributes["gen_ai.tool.name"] = _shown_name(name)
+            attributes["gen_ai.tool.call.id"] = _escape_surrogates(rid)
+            attributes["gen_ai.tool.type"] = "function"
+            if self.capture:
+                text = _args_text(args, self.args_limit)
+                if text is not None:
+                    attributes["gen_ai.tool.call.arguments"] = text
+            span: Span = self.tracer.start_span(
+                span_name, kind=self.internal, attributes=attributes
+            )
+            return span
+        except Exception as exc:
+            _telemetry_failed(exc)
+            return None
+
+    def end(self, span: Span, result: ToolResult) -> None:
+        try:
+            error = result.error
+            if error is None:
+                if self.capture:
+                    span.set_attribute("gen_ai.tool.call.result", result.to_text())
+            else:
+                code = error.code
+                span.set_attribute("error.type", code if type(code) is str and code else "_OTHER")
+                message = error.message if self.capture and type(error.message) is str else None
+                span.set_status(
+                    self.status(
+                        self.failed, None if message is None else _escape_surrogates(message)
+                    )
+                )
+            span.end()
+        except Exception as exc:
+            _telemetry_failed(exc)
+
+    def end_raised(self, span: Span, exc: BaseException) -> None:
+        try:
+            kind = type(exc)
+            module = kind.__module__
+            named = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+            span.set_attribute("error.type", named)
+            span.set_status(self.status(self.failed))
+            span.end()
+        except Exception as problem:
+            _telemetry_failed(problem)
+
+    def traced(self, span: Span, call: Callable[[], ToolResult]) -> ToolResult:
+        """``call()`` with ``span`` current, ended by the result (or the exception)."""
+        token = self.attach(self.in_context(span))
+        try:
+            result = call()
+        except BaseException as exc:
+            self.end_raised(span, exc)
+            raise
+        finally:
+            self.detach(token)
+        self.end(span, result)
+        return result
+
+    async def traced_async(
+        self, span: Span, call: Callable[[], Awaitable[ToolResult]]
+    ) -> ToolResult:
+        """``traced`` for an awaited call: the span stays current across its awaits."""
+        token = self.attach(self.in_context(span))
+        try:
+            result = await call()
+        except BaseException as exc:
+            self.end_raised(span, exc)
+            raise
+        finally:
+            self.detach(token)
+        self.end(span, result)
+        return result
+
+    def begin_resumed(self, token: Any) -> Span | None:
+        """The span of a resumed call (the deferred call's tool and id), or ``None`` when the
+        token names no waiting call: ``resume`` answers that without running anything."""
+        pending = self.peek(token) if type(token) is str else None
+        if pending is None:
+            return None
+        return self.begin(pending.tool, str(pending.rid), pending.args)
 
 
 _METHODS: Final = ("dispatch", "dispatch_sync", "resume", "resume_sync")
