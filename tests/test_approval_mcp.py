@@ -242,3 +242,36 @@ def test_a_2026_retry_runs_the_stored_args_once_and_forged_state_runs_nothing(
     with serving([spec], tmp_path / "stderr.txt") as url:
         anyio.run(main)
     assert ran.read_text(encoding="utf-8").splitlines() == ['{"delete_note": "n4"}']
+
+
+NO_CHANNEL_TEXT = {
+    "error": {
+        "code": "TOOL_APPROVAL_REQUIRED",
+        "message": 'Tool "delete_note" needs a person\'s approval before it runs, and this '
+        "server cannot ask for it (it serves stateless HTTP, which has no channel for a question "
+        "to the user), so it was not run: a person must approve it. Tell the user; do not call "
+        "it again from here.",
+        "details": {"tool": "delete_note"},
+    }
+}
+
+
+def test_stateless_http_cannot_ask_so_the_call_needs_a_person(
+    target: tuple[str, Path], tmp_path: Path
+) -> None:
+    # An elicitation-capable client, but stateless HTTP (and so --workers) has no stream for
+    # the server's question: the call is not run, and the model is told a person must approve.
+    spec, ran = target
+    person = Person("accept")
+    with serving([spec, "--stateless"], tmp_path / "stderr.txt") as url:
+
+        async def main() -> None:
+            async with Client(url, mode="legacy", elicitation_callback=person) as client:
+                result = await client.call_tool("delete_note", {"note_id": "n1"})
+                assert (result.is_error, text_of(result)) == (True, NO_CHANNEL_TEXT)
+                plain = await client.call_tool("ping", {})
+                assert (plain.is_error, text_of(plain)) == (False, "pong")
+
+        anyio.run(main)
+    assert person.asked == []
+    assert not ran.exists() or ran.read_text(encoding="utf-8") == ""

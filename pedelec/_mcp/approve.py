@@ -68,7 +68,9 @@ class ServeApprovals:
         if token is None or pending is None:
             return types.CallToolResult.model_validate(result)
         if not _can_elicit(ctx):
-            return await self._unaskable(token)
+            # No capabilities at all: a stateless request, which no initialize came before.
+            known = getattr(ctx.session, "client_capabilities", None) is not None
+            return await self._unaskable(token, None if known else _NO_CHANNEL)
         message = _question(pending.tool, pending.args)
         if not ctx.session.can_send_request:
             # 2026-07-28: no server-to-client requests; the client asks and calls again.
@@ -90,8 +92,8 @@ class ServeApprovals:
                 answer = await ctx.session.elicit_form(
                     message, dict(_NO_FIELDS), related_request_id=ctx.request_id
                 )
-        except NoBackChannelError:
-            return await self._unaskable(token)
+        except NoBackChannelError:  # stateless HTTP: no channel to put a question on
+            return await self._unaskable(token, _NO_CHANNEL)
         except Exception:  # an error answer, a malformed one, no answer in time
             return await self._decide(token, "cancel", run)
         return await self._decide(token, answer.action, run)
@@ -125,7 +127,7 @@ class ServeApprovals:
         )
         return _result(await session.resume(token, approve=False, reason=reason), session)
 
-    async def _unaskable(self, token: str) -> types.CallToolResult:
+    async def _unaskable(self, token: str, why: str | None = None) -> types.CallToolResult:
         """Drop the deferred call: nobody here can resume it. The model is told why."""
         denied = await self.session.resume(token, approve=False)
         from pedelec._result import ToolResult
@@ -139,14 +141,23 @@ class ServeApprovals:
                 None,
                 PedelecError(
                     TOOL_APPROVAL_REQUIRED,
-                    f'Tool "{tool}" needs a person\'s approval before it runs, and this client '
-                    "cannot ask for it (it does not support MCP elicitation), so it was not run: "
-                    "a person must approve it. Tell the user; do not call it again from here.",
+                    f'Tool "{tool}" needs a person\'s approval before it runs, and '
+                    + (why or _NO_ELICITATION)
+                    + ", so it was not run: a person must approve it. Tell the user; do not call "
+                    "it again from here.",
                     {"tool": tool},
                 ),
             ),
             self.session,
         )
+
+
+#: Why a call that needs approval cannot be put to the user, as its message says.
+_NO_ELICITATION: Final = "this client cannot ask for it (it does not support MCP elicitation)"
+_NO_CHANNEL: Final = (
+    "this server cannot ask for it (it serves stateless HTTP, which has no channel for a "
+    "question to the user)"
+)
 
 
 def _result(result: ToolResult, session: Session) -> types.CallToolResult:
