@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Generic, NamedTuple, TypeVar, final
 
 from typing_extensions import ParamSpec, TypedDict
 
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from pedelec.schema import Validator
 
 __all__ = [
+    "NO_EXTRAS",
+    "Extras",
     "ToolAnnotations",
     "ToolDefinition",
     "build_definition",
@@ -415,6 +417,33 @@ class ToolDefinition(Generic[_P, _R]):
         return f"<ToolDefinition {self.name!r}>"
 
 
+class Extras(NamedTuple):
+    """A tool's optional declaration keywords as given, passed as one value from every way to
+    declare a tool (``on_tool``, ``tool``, ``define_tool``, ``@tool``, a manifest entry) to the
+    builders, which check them."""
+
+    title: Any = None
+    annotations: Any = None
+    output_schema: Any = None
+    requires_approval: Any = False
+    sequential: Any = False
+
+
+#: No optional keyword given.
+NO_EXTRAS: Final = Extras()
+
+
+def _checked_extras(name: str, extras: Extras) -> dict[str, Any]:
+    """``ToolDefinition._make``'s metadata keywords from ``extras``, each checked (the output
+    schema is compiled by the caller, after the args schema)."""
+    return {
+        "title": check_title(name, extras.title),
+        "annotations": check_annotations(name, extras.annotations),
+        "requires_approval": check_requires_approval(name, extras.requires_approval),
+        "sequential": check_sequential(name, extras.sequential),
+    }
+
+
 def build_definition(
     name: Any,
     description: Any,
@@ -422,11 +451,7 @@ def build_definition(
     timeout_ms: Any,
     handler: Any,
     legacy: Mapping[str, Any],
-    title: Any = None,
-    annotations: Any = None,
-    output_schema: Any = None,
-    requires_approval: Any = False,
-    sequential: Any = False,
+    extras: Extras = NO_EXTRAS,
 ) -> ToolDefinition[Any, Any]:
     """Check every definition rule and build the definition (``define_tool``'s engine)."""
     name = check_name(name)
@@ -436,10 +461,7 @@ def build_definition(
         raise TypeError(f"define_tool() got an unexpected keyword argument {next(iter(legacy))!r}")
     description = _check_description(name, description)
     timeout_ms = _check_timeout(name, timeout_ms)
-    title = check_title(name, title)
-    annotations = check_annotations(name, annotations)
-    requires_approval = check_requires_approval(name, requires_approval)
-    sequential = check_sequential(name, sequential)
+    metadata = _checked_extras(name, extras)
     spec = None if handler is None else handler_spec(handler, tool=name)
     validator = compile_tool_schema(name, schema, DEFAULT_MAX_PATTERN_LENGTH)
     return ToolDefinition._make(
@@ -450,11 +472,8 @@ def build_definition(
         timeout_ms,
         handler,
         spec,
-        title=title,
-        annotations=annotations,
-        output=_output(name, output_schema),
-        requires_approval=requires_approval,
-        sequential=sequential,
+        output=_output(name, extras.output_schema),
+        **metadata,
     )
 
 
@@ -483,11 +502,7 @@ def definition_from_function(
     description: str | None,
     schema: Any,
     timeout_ms: Any,
-    title: Any = None,
-    annotations: Any = None,
-    output_schema: Any = None,
-    requires_approval: Any = False,
-    sequential: Any = False,
+    extras: Extras = NO_EXTRAS,
 ) -> ToolDefinition[Any, Any]:
     """A definition whose inline handler is ``fn``; its schema is inferred when ``schema`` is None
     (and its output schema from the return annotation, unless ``output_schema`` is given)."""
@@ -496,13 +511,10 @@ def definition_from_function(
 
         inferred = infer_tool(fn, name=name, description=description)
         timeout_ms = _check_timeout(inferred.name, timeout_ms)
-        title = check_title(inferred.name, title)
-        annotations = check_annotations(inferred.name, annotations)
-        output = _output(inferred.name, output_schema)
+        metadata = _checked_extras(inferred.name, extras)
+        output = _output(inferred.name, extras.output_schema)
         if output is None:
             output = inferred.output
-        requires_approval = check_requires_approval(inferred.name, requires_approval)
-        sequential = check_sequential(inferred.name, sequential)
         # The inferred schema is fresh and already compiled: kept as is, not copied again.
         return ToolDefinition._make(
             inferred.name,
@@ -513,26 +525,11 @@ def definition_from_function(
             fn,
             inferred.handler,
             inferred.prepare_args if inferred.nullable else None,
-            title=title,
-            annotations=annotations,
             output=output,
-            requires_approval=requires_approval,
-            sequential=sequential,
+            **metadata,
         )
     if name is None:
         name = getattr(fn, "__name__", None)
     if description is None:
         description = doc_description(fn)
-    return build_definition(
-        name,
-        description,
-        schema,
-        timeout_ms,
-        fn,
-        {},
-        title,
-        annotations,
-        output_schema,
-        requires_approval,
-        sequential,
-    )
+    return build_definition(name, description, schema, timeout_ms, fn, {}, extras)

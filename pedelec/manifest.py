@@ -18,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from pedelec._definitions import ToolDefinition, build_definition, check_name, legacy_input_error
+from pedelec._definitions import (
+    Extras,
+    ToolDefinition,
+    build_definition,
+    check_name,
+    legacy_input_error,
+)
 from pedelec.errors import INVALID_INPUT, PedelecError
 
 __all__ = ["build_manifest", "definition_from_entry", "parse_manifest", "read_manifest"]
@@ -187,9 +193,11 @@ def definition_from_entry(item: Any, index: int) -> ToolDefinition[Any, Any]:
         item.get("timeoutMs"),
         item.get("handler"),
         {},
-        item.get("title"),
-        item.get("annotations"),
-        item.get("outputSchema"),
-        item.get("requiresApproval", False),
-        item.get("sequential", False),
+        Extras(
+            item.get("title"),
+            item.get("annotations"),
+            item.get("outputSchema"),
+            item.get("requiresApproval", False),
+            item.get("sequential", False),
+        ),
     )

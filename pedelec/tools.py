@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, Never, TypeVar, overload
 from typing_extensions import ParamSpec
 
 from pedelec._definitions import (
+    Extras,
     ToolAnnotations,
     ToolDefinition,
     build_definition,
@@ -128,11 +129,7 @@ def define_tool(
         timeout_ms,
         handler,
         legacy,
-        title,
-        annotations,
-        output_schema,
-        requires_approval,
-        sequential,
+        Extras(title, annotations, output_schema, requires_approval, sequential),
     )
 
 
@@ -207,18 +204,9 @@ def tool(
     if name is not None and not isinstance(name, str):
         check_name(name)
 
+    extras = Extras(title, annotations, output_schema, requires_approval, sequential)
+
     def decorate(fn: Callable[_P, _R]) -> ToolDefinition[_P, _R]:
-        return definition_from_function(
-            fn,
-            name,
-            description,
-            schema,
-            timeout_ms,
-            title,
-            annotations,
-            output_schema,
-            requires_approval,
-            sequential,
-        )
+        return definition_from_function(fn, name, description, schema, timeout_ms, extras)
 
     return decorate

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Never, Self, TypeVar, overload
 
 from pedelec import _result
 from pedelec._definitions import (
+    Extras,
     build_definition,
     check_name,
     definition_from_function,
@@ -165,11 +166,7 @@ class Declaring:
                     timeout_ms,
                     fn,
                     {},
-                    title,
-                    annotations,
-                    output_schema,
-                    requires_approval,
-                    sequential,
+                    Extras(title, annotations, output_schema, requires_approval, sequential),
                 )
             )
             return fn
@@ -256,20 +253,10 @@ class Declaring:
             >>> session.dispatch_sync("greet", {"name": "Ada"}).value
             'Hello, Ada!'
         """
+        extras = Extras(title, annotations, output_schema, requires_approval, sequential)
         if callable(target):
             self._registry.add(
-                definition_from_function(
-                    target,
-                    None,
-                    None,
-                    None,
-                    timeout_ms,
-                    title,
-                    annotations,
-                    output_schema,
-                    requires_approval,
-                    sequential,
-                )
+                definition_from_function(target, None, None, None, timeout_ms, extras)
             )
             return target
         if target is not None:
@@ -277,18 +264,7 @@ class Declaring:
 
         def declare(fn: _F) -> _F:
             self._registry.add(
-                definition_from_function(
-                    fn,
-                    name,
-                    description,
-                    None,
-                    timeout_ms,
-                    title,
-                    annotations,
-                    output_schema,
-                    requires_approval,
-                    sequential,
-                )
+                definition_from_function(fn, name, description, None, timeout_ms, extras)
             )
             return fn
 
