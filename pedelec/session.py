@@ -174,6 +174,12 @@ class Session(Declaring, Observing, Approving):
             max_workers=max_workers,
             max_abandoned=limits.max_abandoned_threads,
         )
+        slots = None if max_concurrency is None else Slots(max_concurrency)
+        #: True while no call needs more than admission and its runner (no middleware, no cap).
+        self._plain = slots is None
+        self._flow = Flow(
+            self._runner, lock, slots, limits, self._set_plain, max_workers or default_workers()
+        )
         self._approvals = Approvals(
             check_approver(approver),
             limits,
@@ -181,15 +187,8 @@ class Session(Declaring, Observing, Approving):
             self._runner,
             self._events,
             self._sync_worker,
+            self._flow,
         )
-        slots = None if max_concurrency is None else Slots(max_concurrency)
-        #: True while no call needs more than admission and its runner (no middleware, no cap).
-        self._plain = slots is None
-        self._flow = Flow(
-            self._runner, lock, slots, limits, self._set_plain, max_workers or default_workers()
-        )
-        # A resumed call runs through the same middleware and concurrency cap as any other.
-        self._approvals.flow = self._flow
         if isinstance(tools, (str, bytes, Mapping)):
             raise PedelecError(
                 INVALID_INPUT,

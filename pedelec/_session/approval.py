@@ -120,6 +120,7 @@ class Approvals:
         runner: Runner,
         events: Events,
         sync_worker: bool,
+        flow: Flow,
     ) -> None:
         self.approver = approver
         self.timeout_ms = limits.approval_timeout_ms
@@ -129,8 +130,8 @@ class Approvals:
         self.runner = runner
         self.events = events
         self.sync_worker = sync_worker
-        #: The session's middleware chain and concurrency cap (set by the session).
-        self.flow: Flow | None = None
+        #: The session's middleware chain and concurrency cap: a resumed call passes them too.
+        self.flow = flow
         self._lock = allocate_lock()
         # Insertion order is expiry order (one lifetime for all), so expired calls are in front.
         self._pending: dict[str, Pending] = {}
@@ -375,7 +376,7 @@ class Approvals:
         assert isinstance(decided, tuple)
         p, spec = decided
         flow = self.flow
-        if flow is not None and flow.active:
+        if flow.active:
             return await flow.run(self._admitted(p, spec), p.rid, p.turn_id, True)
         runner = self.runner
         if spec.is_async:
@@ -389,7 +390,7 @@ class Approvals:
         assert isinstance(decided, tuple)
         p, spec = decided
         flow = self.flow
-        if flow is not None and flow.active:
+        if flow.active:
             return flow.run_sync(self._admitted(p, spec), p.rid, p.turn_id, self.sync_worker)
         runner = self.runner
         if spec.is_async:
