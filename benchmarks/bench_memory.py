@@ -6,14 +6,16 @@ the ratios for ``compare.py``) after ``pip install -e '.[bench]'``. Linux only: 
 its own (this script with ``--child``), so what one measurement allocates cannot blur another.
 
 - *Cache churn*: distinct schemas are compiled one after another, each forced to generate both
-  of its functions (``is_valid`` on valid args, ``errors`` on invalid ones), until the cache is
+  of its functions (``is_valid``'s forced at once, where a new validator would interpret its
+  first calls, and ``errors`` on invalid args), until the cache is
   full (its steady state: as many validators as it keeps), then on to 10 000, so the oldest are
   evicted. The target: RSS after the 10 000 within 10 % of RSS at the steady state. The sizes
   of ``linecache`` (entries, and bytes of source held) are shown at each step, and after
   ``pedelec.schema._clear_cache()``, since generated source is registered there for tracebacks.
 - *Per validator*: the RSS a process gains per validator while it builds N distinct ones and
   keeps them (the slope over the last two thirds; the Python heap ``tracemalloc`` sees, for
-  reference), for pedelec (both functions generated, and ``is_valid`` alone),
+  reference), for pedelec (both functions generated, ``is_valid`` alone, and a validator
+  that answered one call with its interpreter and so generated no code),
   ``fastjsonschema`` (compiled and called once), ``jsonschema-rs`` (``validator_for`` +
   ``is_valid``) and pydantic (a ``TypeAdapter`` of the tool's ``TypedDict``, from
   ``pydantic_peers.py``, + ``validate_python``). The N schemas rotate over the six workload
@@ -52,7 +54,14 @@ from timing import (
 from workload import TOOLS, Tool, unseen_variant
 
 CHURN_SCHEMAS = 10_000
-LIBRARIES = ("pedelec", "pedelec (is_valid only)", "fastjsonschema", "jsonschema-rs", "pydantic")
+LIBRARIES = (
+    "pedelec",
+    "pedelec (is_valid only)",
+    "pedelec (first call, no code)",
+    "fastjsonschema",
+    "jsonschema-rs",
+    "pydantic",
+)
 # Used when pedelec.schema no longer names its bound ``_CACHE_SIZE`` (then said in the output).
 ASSUMED_CACHE_SIZE = 2048
 
@@ -106,7 +115,7 @@ def child_churn(total: int) -> dict[str, Any]:
         for number in range(start, stop):
             tool, schema = distinct(number)
             validator = pedelec.compile_schema(schema)
-            validator.is_valid(tool.valid_args)
+            validator._bool_function()(tool.valid_args)  # generated now, not after ~1 ms
             validator.errors(tool.invalid_args)
 
     def reading(name: str) -> None:
@@ -136,10 +145,14 @@ def child_validators(library: str, number: int, traced: bool) -> dict[str, Any]:
         import pedelec
 
         both = library == "pedelec"
+        interpreted = library == "pedelec (first call, no code)"
 
         def build(tool: Tool, schema: dict[str, Any]) -> Any:
             validator = pedelec.compile_schema(schema)
-            validator.is_valid(tool.valid_args)
+            if interpreted:
+                validator.is_valid(tool.valid_args)
+                return validator
+            validator._bool_function()(tool.valid_args)
             if both:
                 validator.errors(tool.invalid_args)
             return validator

@@ -350,3 +350,16 @@ def unseen_variant(schema: dict[str, Any]) -> dict[str, Any]:
 
     result: dict[str, Any] = walk(schema)
     return result
+
+
+def generated(schema: dict[str, Any]) -> Any:
+    """The cached validator of ``schema`` with its ``is_valid`` and copier generated: what the
+    steady-state rows time. A new validator answers its first calls with the interpreter and
+    generates code only once that pays (``pedelec/schema/validator.py``); forcing it here
+    keeps a row from timing that stage, or a function reference taken before the switch."""
+    import pedelec
+
+    validator = pedelec.compile_schema(schema)
+    validator._bool_function()
+    validator._copy_function()
+    return validator

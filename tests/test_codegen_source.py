@@ -25,6 +25,7 @@ def test_source_leaves_linecache_with_its_validator() -> None:
             "required": ["a"],
         }
     )
+    validator._generate()  # past the interpreted stage: is_valid is generated on this call
     assert validator.is_valid({"a": 1}) is True
     assert validator.errors({}) != []
     mine = _generated() - before
@@ -42,7 +43,7 @@ def test_source_leaves_linecache_with_its_validator() -> None:
 
 def test_a_traceback_through_generated_code_shows_its_line() -> None:
     validator = compile_schema({"type": "object", "description": "traceback probe"})
-    validator.is_valid({})
+    validator._bool_function()
     code = validator._fast.__code__  # type: ignore[union-attr]
     assert code.co_filename.startswith("pedelec validator ")
     frame = traceback.FrameSummary(code.co_filename, code.co_firstlineno, code.co_name)
@@ -62,6 +63,7 @@ def test_validators_of_one_shape_share_a_compile_and_keep_their_own_lines() -> N
 
     _clear_cache()
     low, high = compile_schema(shaped(5, "low")), compile_schema(shaped(6, "high"))
+    low._generate(), high._generate()
     assert (low.is_valid({"n": 6}), high.is_valid({"n": 6})) == (False, True)
     assert len(_codegen._codes) == 1  # one shape, one compile()
     codes = [v._fast.__code__ for v in (low, high)]  # type: ignore[union-attr]
@@ -95,6 +97,7 @@ def test_source_is_written_again_for_a_traceback_exactly_as_compiled() -> None:
     _codegen._source = spy  # type: ignore[assignment]
     try:
         validator = compile_schema(schema)
+        validator._generate()
         assert validator.is_valid({"at": {"x": 1}}) is True
         assert [e.keyword for e in validator.errors({"at": 1})] == ["oneOf"]
         assert validator._copy({"at": "ab"}, 64, 100) == ({"at": "ab"}, 1)

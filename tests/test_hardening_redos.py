@@ -27,7 +27,7 @@ import pytest
 
 from pedelec import ArgError, Limits, PedelecError, Session, ToolResult, compile_schema, define_tool
 from pedelec.cli import main
-from pedelec.schema import _codegen
+from pedelec.schema import _codegen, interpret
 from pedelec.schema.patterns import pattern_problem
 from pedelec.schema.patterns.translate import plan
 
@@ -290,10 +290,12 @@ class SpyPattern:
 
 @pytest.fixture
 def searched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Lengths of the strings every pattern compiled from now on is searched on."""
+    """Lengths of the strings every pattern is searched on from now on: by code generated
+    from now on, and by the interpreter a new validator answers its first calls with."""
     lengths: list[int] = []
     real = _codegen.plan
     monkeypatch.setattr(_codegen, "plan", lambda source: SpyPlan(real(source), lengths))
+    monkeypatch.setattr(interpret, "plan", lambda source: SpyPlan(real(source), lengths))
     return lengths
 
 
