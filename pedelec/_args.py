@@ -49,7 +49,14 @@ def lenient_types(properties: Mapping[str, Any]) -> dict[str, tuple[type, ...]]:
     """
     found: dict[str, tuple[type, ...]] = {}
     for key, node in properties.items():
-        kinds = {n.get("type") for n in node.get("oneOf", [node])}
+        if "oneOf" not in node:  # the usual node, read without building sets (once per tool)
+            kind = node["type"]
+            if kind == "array":
+                found[key] = (list,)
+            elif kind == "object":
+                found[key] = (dict,)
+            continue
+        kinds = {n.get("type") for n in node["oneOf"]}
         types = tuple(t for k, t in (("array", list), ("object", dict)) if k in kinds)
         if types:
             found[key] = types

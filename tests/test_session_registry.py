@@ -726,3 +726,23 @@ def test_from_manifest_file_errors(tmp_path: Path) -> None:
         '/tools/0 (line 1, column 12), found "}"; fix the JSON syntax.'
     )
     assert err.details == {"path": str(broken), "pointer": "/tools/0", "line": 1, "column": 12}
+
+
+def test_lenient_types_reads_each_top_level_node_kind() -> None:
+    from pedelec._args import lenient_types
+
+    properties = {
+        "a": {"type": "array", "items": {"type": "string"}},
+        "o": {"type": "object"},
+        "s": {"type": "string"},
+        "n": {"type": "integer"},
+        "ai": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "integer"}]},
+        "ao": {"oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "string"}}]},
+        "si": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+    }
+    assert lenient_types(properties) == {
+        "a": (list,),
+        "o": (dict,),
+        "ai": (list,),
+        "ao": (list, dict),
+    }

@@ -260,8 +260,9 @@ def infer_tool(
     schema = {"type": "object", "properties": properties, "required": required}
     validator = _compiled(schema, tool, max_pattern_length)
     call = _make_call(fn, tuple(plan), ctx_name)
-    call = _with_result(call, _result_convert(tool, hints), is_async_callable(fn))
-    handler = HandlerSpec(call, is_async_callable(fn), fn)
+    is_async = is_async_callable(fn)
+    call = _with_result(call, _result_convert(tool, hints), is_async)
+    handler = HandlerSpec(call, is_async, fn)
     output = infer_output(tool, hints)
     return InferredTool(tool, description, schema, handler, validator, frozenset(nullable), output)
 
