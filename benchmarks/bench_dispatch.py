@@ -49,6 +49,7 @@ from timing import (
     ratio,
     record,
     show_ns,
+    time_side_by_side,
     time_stmt,
     write_json,
 )
@@ -138,11 +139,10 @@ def bench_sync(settings: Settings, session: Session) -> tuple[list[Target], floa
             raise SystemExit(f"jsonschema-rs gets the wrong verdicts on {tool.name}")
         space = {"v": is_valid, "r": rust, "p": validate, "h": handler, "a": args}
         space |= {"d": session.dispatch_sync, "n": tool.name}
-        alone = time_stmt("v(a)", space, settings)
-        floor = time_stmt("v(a) and h(a)", space, settings)
-        sync = time_stmt("d(n, a)", space, settings)
-        peer = time_stmt("h(p(a, strict=True))", space, settings)
-        rs = time_stmt("r(a) and h(a)", space, settings)
+        statements = ["v(a)", "v(a) and h(a)", "d(n, a)", "h(p(a, strict=True))", "r(a) and h(a)"]
+        alone, floor, sync, peer, rs = time_side_by_side(
+            [(statement, space) for statement in statements], settings
+        )
         overhead = sync / floor
         own.append(overhead)
         pydantic_ratios.append(peer / sync)
@@ -281,8 +281,9 @@ def bench_text(settings: Settings, session: Session) -> list[Target]:
         expect("dispatch_sync(text)", tool, session.dispatch_sync(tool.name, text))
         space = {"v": is_valid, "h": handler, "l": json.loads, "t": text}
         space |= {"d": session.dispatch_sync, "n": tool.name}
-        floor = time_stmt("a = l(t)\nv(a) and h(a)", space, settings)
-        sync = time_stmt("d(n, t)", space, settings)
+        floor, sync = time_side_by_side(
+            [("a = l(t)\nv(a) and h(a)", space), ("d(n, t)", space)], settings
+        )
         record(f"dispatch_sync(text) / (json.loads + is_valid + call): {tool.name}", sync / floor,
                higher_is_better=False)  # fmt: skip
         target = Target(f"JSON text args <= 2x: {tool.name}", sync / floor, 2.0, upper=True)

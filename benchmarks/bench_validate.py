@@ -28,6 +28,7 @@ from timing import (
     ratio,
     record,
     show_ns,
+    time_side_by_side,
     time_stmt,
     write_json,
 )
@@ -96,10 +97,10 @@ def bench_valid(settings: Settings) -> dict[str, float]:
             "fastjsonschema": fastjsonschema.compile(tool.schema),
             "jsonschema-rs": jsonschema_rs.validator_for(tool.schema).is_valid,
         }
-        times = {
-            name: time_stmt("f(a)", {"f": call, "a": tool.valid_args}, settings)
-            for name, call in calls.items()
-        }
+        measured = time_side_by_side(
+            [("f(a)", {"f": call, "a": tool.valid_args}) for call in calls.values()], settings
+        )
+        times = dict(zip(calls, measured, strict=True))
         row = [tool.name, show_ns(times["pedelec"])]
         for peer in PEERS:
             ratios[peer].append(times[peer] / times["pedelec"])
@@ -146,9 +147,14 @@ def bench_invalid(settings: Settings) -> dict[str, float]:
         counts = [len(ours.errors(args, max_errors=limit)), *peer_counts]
         if counts[0] != counts[2]:
             raise SystemExit(f"{tool.name}: pedelec finds {counts[0]} errors, rs {counts[2]}")
-        mine = time_stmt("f(a, max_errors=m)", {"f": ours.errors, "a": args, "m": limit}, settings)
-        ref = time_stmt("list(f(a))", {"f": reference.iter_errors, "a": args}, settings)
-        rs = time_stmt("list(f(a))", {"f": rust.iter_errors, "a": args}, settings)
+        mine, ref, rs = time_side_by_side(
+            [
+                ("f(a, max_errors=m)", {"f": ours.errors, "a": args, "m": limit}),
+                ("list(f(a))", {"f": reference.iter_errors, "a": args}),
+                ("list(f(a))", {"f": rust.iter_errors, "a": args}),
+            ],
+            settings,
+        )
         first = fast_first_error_ns(fast, args, settings)
         ratios["jsonschema"].append(ref / mine)
         ratios["jsonschema-rs"].append(rs / mine)
@@ -311,8 +317,10 @@ def bench_unique_objects(settings: Settings) -> float:
         ("100 distinct", tool.valid_args),
         ("101, last repeats first", tool.invalid_args),
     ):
-        mine = time_stmt("f(a)", {"f": ours.is_valid, "a": args}, settings)
-        rs = time_stmt("f(a)", {"f": rust.is_valid, "a": args}, settings)
+        mine, rs = time_side_by_side(
+            [("f(a)", {"f": ours.is_valid, "a": args}), ("f(a)", {"f": rust.is_valid, "a": args})],
+            settings,
+        )
         reference = fast_first_error_ns(fast, args, settings)
         if args is tool.valid_args:
             result = rs / mine

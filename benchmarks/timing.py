@@ -37,6 +37,7 @@ __all__ = [
     "ratio",
     "record",
     "show_ns",
+    "time_side_by_side",
     "time_stmt",
     "write_json",
 ]
@@ -97,9 +98,25 @@ def time_stmt(stmt: str, namespace: dict[str, Any], settings: Settings) -> float
     A statement string rather than a callable, so no wrapper call is added to the timing of
     validators that run in ~100 ns.
     """
-    timer = timeit.Timer(stmt, globals=namespace)
-    number = _calibrate(timer.timeit, settings.budget)
-    return min(timer.repeat(repeat=settings.repeat, number=number)) / number * 1e9
+    return time_side_by_side([(stmt, namespace)], settings)[0]
+
+
+def time_side_by_side(
+    items: Sequence[tuple[str, dict[str, Any]]], settings: Settings
+) -> list[float]:
+    """Best nanoseconds per execution of each ``(stmt, namespace)``, timed side by side.
+
+    Every repeat runs one batch of each statement in turn, so when the machine changes speed
+    during a row (a virtual machine's neighbours, frequency scaling) every side of a ratio sees
+    it, instead of whichever side happened to be timed at that moment.
+    """
+    timers = [timeit.Timer(stmt, globals=namespace) for stmt, namespace in items]
+    numbers = [_calibrate(timer.timeit, settings.budget) for timer in timers]
+    best = [math.inf] * len(timers)
+    for _ in range(settings.repeat):
+        for index, (timer, number) in enumerate(zip(timers, numbers, strict=True)):
+            best[index] = min(best[index], timer.timeit(number) / number * 1e9)
+    return best
 
 
 @contextmanager
