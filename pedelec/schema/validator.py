@@ -9,8 +9,9 @@ Code is generated only once it pays: a new validator answers ``is_valid`` with t
 interpreter (``interpret.accepts``, held equal to the generated code by the tests) until it has
 spent ``INTERPRET_NS`` in it, about what generating one function costs, and then generates its
 functions on their next use. A tool called a few times never pays for code; a tool called often
-pays for it once, and at most about twice what generating at the first call would have cost
-(the rent-or-buy bound). ``errors`` generates its function on first use, as before.
+pays for it once, after interpreted calls worth about one generation (rent-or-buy: what the
+stage spends is the budget plus the one call that crosses it). ``errors`` generates its function
+on first use, as before.
 """
 
 from __future__ import annotations
