@@ -650,17 +650,13 @@ class _Stub:
     __slots__ = ("_collect",)
 
     def __init__(self) -> None:
-        self._collect: Callable[..., None] = _never_copy
+        self._collect: Callable[..., Any] = _runtime.never_copy
 
     def _bool_function(self) -> Callable[[Any], bool]:
         return bool
 
     def _copy_function(self) -> Callable[[Any, int, int], Any]:
-        return _never_copy
-
-
-def _never_copy(value: Any, depth: int, room: int) -> Any:
-    return False
+        return _runtime.never_copy
 
 
 def _stub(node: dict[str, Any], pattern_limit: int) -> _Sub:

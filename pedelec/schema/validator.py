@@ -22,7 +22,7 @@ from typing import Any, Final, final
 
 from pedelec._json import pointer
 from pedelec.limits import DEFAULT_MAX_ERRORS, DEFAULT_MAX_PATTERN_LENGTH
-from pedelec.schema._runtime import Errors, Full
+from pedelec.schema._runtime import Errors, Full, never_copy
 from pedelec.schema.interpret import accepts
 
 __all__ = ["INTERPRET_NS", "ArgError", "Validator", "compile_node"]
@@ -176,7 +176,7 @@ class Validator:
         #: (see ``_codegen._CopyGen``); the session's way to validate and isolate dict args.
         #: While ``is_valid`` is interpreted it declines every value: the session then takes
         #: its general path (clone, then ``is_valid``), which gives the same result.
-        self._copy: Callable[[Any, int, int], Any] = _decline
+        self._copy: Callable[[Any, int, int], Any] = never_copy
         self._subs: dict[int, Validator] | None = None
 
     def _interpreted(self, value: Any) -> bool:
@@ -278,10 +278,6 @@ class Validator:
 
     def __repr__(self) -> str:
         return f"<pedelec Validator for {self.schema.get('type', 'oneOf')} schema>"
-
-
-def _decline(value: Any, depth: int, room: int) -> bool:
-    return False
 
 
 def compile_node(
