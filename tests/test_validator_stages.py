@@ -8,7 +8,8 @@ pays (``pedelec.schema.validator``, ``INTERPRET_NS``).
   generated function itself, with no wrapper left on the hot path.
 * Both stages give a session the same result for the same call, handler args isolated from the
   caller's in both, on generated schemas and values (hypothesis).
-* What an agent sends cannot make the interpreted stage raise.
+* What an agent sends cannot make the interpreted stage raise, and gets the same result from
+  both stages (non-JSON objects, garbage text, invalid UTF-8: the hardening suite's inputs).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import linecache
 from typing import Any
 
 from hypothesis import given, strategies as st
-from test_hardening_properties import examples, root_schemas, values_for
+from test_hardening_properties import agent_args, check_result, examples, root_schemas, values_for
 
 from pedelec import Session, compile_schema
 from pedelec.schema.validator import INTERPRET_NS, Validator
@@ -157,3 +158,25 @@ def test_a_hostile_value_is_refused_in_both_stages() -> None:
     assert validator.is_valid(value) is False  # "n" in value raises inside the interpreter
     assert validator._fast is None
     assert validator._bool_function()(value) is False
+
+
+@examples(200)
+@given(args=agent_args)
+def test_agent_input_gets_the_same_result_from_both_stages(args: Any) -> None:
+    # What an agent may send (non-JSON objects, garbage text, invalid UTF-8), through a session
+    # whose validator is interpreting and through one whose code is generated.
+    schema = {
+        "type": "object",
+        "description": f"stage probe {next(_fresh)}",
+        "properties": {"a": {"type": "integer"}, "s": {"type": "string", "pattern": "^x"}},
+        "required": ["a"],
+    }
+    session = Session()
+    session.on_tool("t", description="T.", schema=schema)(lambda args: "ran")
+    validator = compile_schema(schema)
+    interpreted = session.dispatch_sync("t", args, tool_request_id="1")
+    assert validator._fast is None and validator._copy_fn is None
+    validator._generate()
+    generated = session.dispatch_sync("t", args, tool_request_id="1")
+    check_result(interpreted)
+    assert generated.to_json() == interpreted.to_json()
