@@ -6,6 +6,8 @@ import gc
 import linecache
 import traceback
 
+import pytest
+
 from pedelec import compile_schema
 from pedelec.schema import _clear_cache
 
@@ -125,3 +127,63 @@ def test_a_huge_source_is_compiled_but_not_kept() -> None:
     assert validator.is_valid({"p399": 399, "p7": 7}) is True
     assert validator.is_valid({"p7": 8}) is False
     assert _codegen._codes == {}
+
+
+_NESTED: dict[str, object] = {"type": "object", "properties": {"x": {"type": "integer"}}}
+for _ in range(14):  # deeper than the generator inlines: the inner nodes get functions of their own
+    _NESTED = {"type": "object", "properties": {"in": _NESTED}}
+
+FREED_BY_REFCOUNT = [
+    ("flat", {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}),
+    (
+        "oneOf branches",
+        {
+            "type": "object",
+            "properties": {
+                "shape": {
+                    "oneOf": [
+                        {"type": "object", "properties": {"r": {"type": "number"}}},
+                        {"type": "object", "properties": {"w": {"type": "integer"}}},
+                    ]
+                }
+            },
+        },
+    ),
+    ("nested past inlining", _NESTED),
+    (
+        "uniqueItems over objects",
+        {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "uniqueItems": True, "items": {"type": "object"}}
+            },
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "schema"), FREED_BY_REFCOUNT, ids=[c for c, _ in FREED_BY_REFCOUNT]
+)
+def test_an_evicted_validator_is_freed_at_once_without_the_garbage_collector(
+    case: str, schema: dict[str, object]
+) -> None:
+    # A validator in a reference cycle would wait for a full collection, rare with thousands of
+    # validators alive, holding its code and its linecache entries: memory grew under churn.
+    gc.collect()
+    before = _generated()
+    gc.disable()
+    try:
+        validator = compile_schema({**schema, "description": f"refcount probe: {case}"})
+        assert validator.is_valid([]) is False  # interpreted
+        validator._generate()
+        assert validator.is_valid([]) is False  # generated
+        assert validator._copy([], 64, 100) is False
+        assert validator.errors([]) != []
+        assert _generated() - before != set()
+        del validator
+        _clear_cache()
+        assert _generated() - before == set()  # gone now: no collection ran
+        assert gc.collect() == 0  # and nothing was left for one to find
+    finally:
+        gc.enable()

@@ -50,7 +50,7 @@ _Check = tuple[str, str, str, str]
 class _Sub(Protocol):
     """A validator for a sub-node (a ``Validator``), compiled on its own."""
 
-    _collect: Callable[..., None]
+    def _collect(self, value: Any, path: Any, out: Any) -> None: ...
 
     def _bool_function(self) -> Callable[[Any], bool]: ...
 
@@ -583,7 +583,9 @@ def function(node: dict[str, Any], mode: str, pattern_limit: int, make: _Make) -
     import linecache
     import weakref
 
-    made = namespace["_factory"](*free.values())
+    # Popped, not read: the namespace is the functions' globals, so a factory left in it would
+    # make a reference cycle (factory -> globals -> factory) that only a full collection frees.
+    made = namespace.pop("_factory")(*free.values())
     # The source is written again only when a traceback asks (most validators never show one),
     # from the node the validator keeps anyway: nothing per function is held for it. The entry
     # leaves with the function, so an evicted validator takes it along.
@@ -647,10 +649,10 @@ def _source(
 class _Stub:
     """Stands in for a sub-node's validator while source is written again for a traceback."""
 
-    __slots__ = ("_collect",)
+    __slots__ = ()
 
-    def __init__(self) -> None:
-        self._collect: Callable[..., Any] = _runtime.never_copy
+    def _collect(self, value: Any, path: Any, out: Any) -> None:
+        return None
 
     def _bool_function(self) -> Callable[[Any], bool]:
         return bool

@@ -22,7 +22,7 @@ from typing import Any, Final, final
 
 from pedelec._json import pointer
 from pedelec.limits import DEFAULT_MAX_ERRORS, DEFAULT_MAX_PATTERN_LENGTH
-from pedelec.schema._runtime import Errors, Full, never_copy
+from pedelec.schema._runtime import Errors, Full
 from pedelec.schema.interpret import accepts
 
 __all__ = ["INTERPRET_NS", "ArgError", "Validator", "compile_node"]
@@ -133,8 +133,6 @@ class Validator:
 
     Attributes:
         schema: The checked, cloned schema this validator was compiled from (do not mutate it).
-        is_valid: ``is_valid(value) -> bool``, the fast check. Agrees with ``errors`` on every
-            input: ``is_valid(v)`` is true exactly when ``errors(v) == []``.
 
     Example:
         >>> from pedelec import compile_schema
@@ -145,21 +143,24 @@ class Validator:
         ['/n: expected integer, got string "1" (type)']
     """
 
+    # ``is_valid``, ``_collect`` and ``_copy`` are methods of the class until their generated
+    # functions exist; each function is then stored in the instance's ``__dict__``, where it
+    # shadows the method, so the hot path calls it directly. A validator that stored its own
+    # bound methods instead would be a reference cycle, freed only by the garbage collector's
+    # full collections (rare with a cache of thousands of validators alive): evicted validators
+    # and their code would pile up until one ran. Without a cycle, one is freed at once.
     __slots__ = (
-        "_collect",
+        "__dict__",
         "_collect_fn",
-        "_copy",
         "_copy_fn",
         "_fast",
         "_pattern_limit",
         "_spent",
         "_subs",
-        "is_valid",
         "schema",
     )
 
     schema: dict[str, Any]
-    is_valid: Callable[[Any], bool]
 
     def __init__(self, schema: dict[str, Any], pattern_limit: int) -> None:
         self.schema = schema
@@ -168,19 +169,16 @@ class Validator:
         # agent calls often, and only once (see the module's docstring).
         self._fast: Callable[[Any], bool] | None = None
         self._collect_fn: Callable[[Any, _Path, Errors], None] | None = None
-        self._spent = 0  # ns spent interpreting is_valid
-        self.is_valid = self._interpreted
-        self._collect = self._first_collect
         self._copy_fn: Callable[[Any, int, int], Any] | None = None
-        #: ``_copy(value, depth, room)``: ``(copy, count)`` of a valid value, else ``False``
-        #: (see ``_codegen._CopyGen``); the session's way to validate and isolate dict args.
-        #: While ``is_valid`` is interpreted it declines every value: the session then takes
-        #: its general path (clone, then ``is_valid``), which gives the same result.
-        self._copy: Callable[[Any, int, int], Any] = never_copy
+        self._spent = 0  # ns spent interpreting is_valid
         self._subs: dict[int, Validator] | None = None
 
-    def _interpreted(self, value: Any) -> bool:
-        """``is_valid`` before code is generated: the interpreter, timed against the budget."""
+    def is_valid(self, value: Any) -> bool:
+        """Return whether ``value`` is valid: true exactly when ``errors(value) == []``.
+
+        Until the validator has spent ``INTERPRET_NS`` interpreting, this method answers with
+        the interpreter; after that the generated function takes its place on the instance.
+        """
         if self._spent >= INTERPRET_NS:  # called through a reference taken before the switch
             return self._bool_function()(value)
         start = perf_counter_ns()
@@ -194,11 +192,26 @@ class Validator:
             self._generate()
         return valid
 
+    def _copy(self, value: Any, depth: int, room: int) -> Any:
+        """``(copy, count)`` of a valid value, else ``False`` (see ``_codegen._CopyGen``): the
+        session's way to validate and isolate dict args. While ``is_valid`` is interpreted it
+        declines every value: the session then takes its general path (clone, then
+        ``is_valid``), which gives the same result."""
+        if self._spent < INTERPRET_NS:
+            return False
+        return self._copy_function()(value, depth, room)
+
+    def _collect(self, value: Any, path: _Path, out: Errors) -> None:
+        self._collect_function()(value, path, out)
+
     def _generate(self) -> None:
         """End the interpreted stage: ``is_valid`` and the copier are generated on next use."""
         self._spent = INTERPRET_NS
-        self.is_valid = self._first_is_valid if self._fast is None else self._fast
-        self._copy = self._first_copy if self._copy_fn is None else self._copy_fn
+        made = self.__dict__
+        if self._fast is not None:
+            made["is_valid"] = self._fast
+        if self._copy_fn is not None:
+            made["_copy"] = self._copy_fn
 
     def _sub(self, node: dict[str, Any], pattern_limit: int) -> Validator:
         """The validator of a sub-node that gets functions of its own (a ``oneOf`` branch, a
@@ -231,7 +244,7 @@ class Validator:
             collect = self._collect_fn = function(
                 self.schema, "err", self._pattern_limit, self._sub
             )
-            self._collect = collect
+            self.__dict__["_collect"] = collect
         return collect
 
     def _copy_function(self) -> Callable[[Any, int, int], Any]:
@@ -242,15 +255,6 @@ class Validator:
             copy = self._copy_fn = function(self.schema, "copy", self._pattern_limit, self._sub)
             self._generate()
         return copy
-
-    def _first_copy(self, value: Any, depth: int, room: int) -> Any:
-        return self._copy_function()(value, depth, room)
-
-    def _first_is_valid(self, value: Any) -> bool:
-        return self._bool_function()(value)
-
-    def _first_collect(self, value: Any, path: _Path, out: Errors) -> None:
-        self._collect_function()(value, path, out)
 
     def errors(self, value: Any, max_errors: int | None = None) -> list[ArgError]:
         """Return every way ``value`` fails the schema, in schema order, at most ``max_errors``.
