@@ -192,6 +192,10 @@ class Validator:
             self._generate()
         return valid
 
+    #: The interpreted stage by a name the generated function never shadows (for the tests
+    #: that check both stages, and the benchmarks).
+    _interpreted = is_valid
+
     def _copy(self, value: Any, depth: int, room: int) -> Any:
         """``(copy, count)`` of a valid value, else ``False`` (see ``_codegen._CopyGen``): the
         session's way to validate and isolate dict args. While ``is_valid`` is interpreted it
