@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from pedelec import _result
 from pedelec._context import ToolCallContext, cancel, cancel_requested
-from pedelec._result import request_id
+from pedelec._json.wire import SAFE_INT
+from pedelec._result import ok, request_id
 from pedelec._session.events import PASSED, Events, log_error, safe_call
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.workers import Borrowed, Refused, Workers, default_workers
@@ -149,7 +150,11 @@ class Runner:
         ctx = None
         value: Any = None
         raised: BaseException | None = None
-        self.enter()
+        watched = self.events.status  # the subscribers, a tuple: empty (false) when none
+        if watched:
+            self.enter()
+        else:
+            self.running.append(None)
         try:
             start = monotonic()
             try:
@@ -175,12 +180,20 @@ class Runner:
                     ctx, Resume(it, first), deadline, timeout_ms
                 )
                 return settle(name, rid, value, raised, self.events, overdue)
-            overdue = None
             if monotonic() - start > timeout_ms / 1000 or self.ended:
                 overdue = Overdue(timeout_ms, ctx, self.ended)
-            return settle(name, rid, value, raised, self.events, overdue)
+                return settle(name, rid, value, raised, self.events, overdue)
+            if raised is None and (
+                value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT)
+            ):
+                # settle's first case, without the calls (as in Session.dispatch_sync)
+                return ok(name, rid, value)
+            return settle(name, rid, value, raised, self.events)
         finally:
-            self.leave()
+            if watched:
+                self.leave()
+            else:
+                self.running.pop()
 
     async def run_threaded(
         self,
