@@ -558,6 +558,18 @@ class Session(Declaring, Observing, Approving):
                 refused = _result.args_unsendable(name, rid, args)
                 if refused is not None:
                     return refused
+            if (
+                type(args) is dict
+                and "timeoutMs" not in args
+                and entry.prepare is None
+                and not self._reject_unknown
+                and validator.is_valid(args)
+            ):
+                # The usual call sent as text, admitted: parsed for this call, so not copied.
+                spec = entry.named or entry.inline or registry.fallback
+                if spec is not None:
+                    return entry, args, spec, entry.timeout_ms
+                checked = True
         else:
             try:
                 args = clone_json(args, max_depth=self._max_depth, max_values=self._max_values)
