@@ -161,6 +161,15 @@ def _suggest_type(node: Mapping[str, Any]) -> str:
     return "string"
 
 
+# The walk's view of ``SUBSET``: plain dicts and tuples, cheaper to read than the read-only
+# mappings the table is published as. Per kind: keyword -> (check, children).
+_RULES: Final = {
+    kind: {keyword: (rule.check, rule.children) for keyword, rule in row.keywords.items()}
+    for kind, row in SUBSET.items()
+}
+_NEEDS: Final = {kind: tuple(row.needs.items()) for kind, row in SUBSET.items()}
+
+
 def _broken(bad: Invalid, found: list[Invalid] | None) -> None:
     if found is None:
         raise bad
@@ -175,8 +184,10 @@ def _walk(root: Any, found: list[Invalid] | None = None) -> None:
     """
     stack: list[tuple[_Path, Any, int]] = [((), root, 1)]
     with_examples: list[tuple[_Path, dict[str, Any]]] = []
+    pop = stack.pop
+    push = stack.append
     while stack:
-        path, node, depth = stack.pop()
+        path, node, depth = pop()
         try:
             if depth > MAX_SCHEMA_DEPTH:
                 raise Invalid(
@@ -189,8 +200,8 @@ def _walk(root: Any, found: list[Invalid] | None = None) -> None:
         except Invalid as bad:
             _broken(bad, found)
             continue
-        rules = SUBSET[kind].keywords
-        children: list[tuple[_Path, Any]] = []
+        rules = _RULES[kind]
+        children: list[tuple[_Path, Any]] | None = None
         for keyword, value in node.items():
             if keyword == "type":  # the discriminator, already checked by _kind_of
                 continue
@@ -200,21 +211,27 @@ def _walk(root: Any, found: list[Invalid] | None = None) -> None:
                     Invalid((*path, keyword), keyword, _unsupported_clause(keyword, kind)), found
                 )
                 continue
-            problem = rule.check(value, node)
+            check, below_of = rule
+            problem = check(value, node)
             if problem is not None:
                 below, clause = problem
                 _broken(Invalid((*path, keyword, *below), keyword, clause), found)
                 continue
-            if rule.children is not None:
-                children.extend(
-                    ((*path, keyword, *below), child) for below, child in rule.children(value)
-                )
-        for keyword, clause in SUBSET[kind].needs.items():
+            if below_of is not None:
+                if children is None:
+                    children = []
+                at = (*path, keyword)
+                for below, child in below_of(value):
+                    children.append(((*at, *below), child))
+        for keyword, clause in _NEEDS[kind]:
             if keyword not in node:
                 _broken(Invalid(path, keyword, clause), found)
         if "default" in node or "examples" in node:
             with_examples.append((path, node))
-        stack.extend((child_path, child, depth + 1) for child_path, child in reversed(children))
+        if children is not None:
+            depth += 1
+            for child_path, child in reversed(children):
+                push((child_path, child, depth))
     if not found:  # examples are validated only once the structure is inside the subset
         _check_examples(with_examples)
 

@@ -209,23 +209,25 @@ def infer_tool(
     nullable: set[str] = set()
     ctx_name: str | None = None
     for param in signature.parameters.values():
-        builder.start(param.name)
-        if param.kind is param.POSITIONAL_ONLY:
+        # Each read of a Parameter's name, kind or default is a property call: read once.
+        pname, kind, default = param.name, param.kind, param.default
+        builder.start(pname)
+        if kind is param.POSITIONAL_ONLY:
             raise builder.fail(
                 "positional-only parameters cannot be passed by keyword; "
                 "remove the / from the signature"
             )
-        if param.kind is param.VAR_POSITIONAL:
+        if kind is param.VAR_POSITIONAL:
             raise builder.fail(
                 "*args cannot be described by a schema; declare each argument as its own "
                 "parameter, or one list[T] parameter"
             )
-        if param.kind is param.VAR_KEYWORD:
+        if kind is param.VAR_KEYWORD:
             raise builder.fail(
                 "**kwargs cannot be described by a schema; declare each argument as its own "
                 "parameter, or one TypedDict parameter"
             )
-        annotation = hints.get(param.name, param.empty)
+        annotation = hints.get(pname, param.empty)
         if annotation is param.empty:
             raise builder.fail(
                 "it has no type annotation; annotate it (e.g. str, int, list[str], a TypedDict)"
@@ -241,21 +243,21 @@ def infer_tool(
                 raise builder.fail(
                     f'parameter "{ctx_name}" already receives the ToolCallContext; keep one'
                 )
-            ctx_name = param.name
+            ctx_name = pname
             continue
-        has_default = param.default is not param.empty
-        if has_default and param.default is None:
+        has_default = default is not param.empty
+        if has_default and default is None:
             accepts_none = True
-        shape = builder.child(annotation, param_docs.get(param.name))
-        if has_default and param.default is not None:
-            shape.node["default"] = builder.json(param.default, "default")
-        properties[param.name] = shape.node
+        shape = builder.child(annotation, param_docs.get(pname))
+        if has_default and default is not None:
+            shape.node["default"] = builder.json(default, "default")
+        properties[pname] = shape.node
         if not has_default and not accepts_none:
-            required.append(param.name)
+            required.append(pname)
         if accepts_none:
-            nullable.add(param.name)
+            nullable.add(pname)
         # A required-by-Python parameter that accepts None gets None when the agent leaves it out.
-        plan.append((param.name, shape.convert, accepts_none, accepts_none and not has_default))
+        plan.append((pname, shape.convert, accepts_none, accepts_none and not has_default))
 
     schema = {"type": "object", "properties": properties, "required": required}
     validator = _compiled(schema, tool, max_pattern_length)
