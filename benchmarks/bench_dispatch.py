@@ -243,20 +243,41 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, noop)  # the default executor's first thread started
     is_valid = generated(tool.schema).is_valid
+    # What the hand-off is made of: the session's own pool of threads alone (a private API,
+    # read here only to explain the row), and the same with the deadline timer every call sets.
+    pool = threaded._runner._get_workers()
+    assert pool is not None
+
+    async def pool_alone() -> None:
+        await asyncio.wrap_future(pool.submit(noop))
+
+    async def pool_and_timer() -> None:
+        timer = loop.call_at(loop.time() + 60.0, noop)
+        await asyncio.wrap_future(pool.submit(noop))
+        timer.cancel()
 
     times = await best_ns_interleaved(
         {
             "async": lambda: dispatch(tool.name, args),
             "sync": lambda: threaded.dispatch(tool.name, args),
             "executor": lambda: loop.run_in_executor(None, noop),
+            "pool": pool_alone,
+            "timer": pool_and_timer,
         },
         settings,
     )
     hand_off = times["sync"] - times["async"]
     share = hand_off / times["executor"]
     record("hand-off / run_in_executor(noop)", share, higher_is_better=False)
+    record(
+        "session pool / run_in_executor(noop)",
+        times["pool"] / times["executor"],
+        higher_is_better=False,
+    )
     print(f"## The sync-handler hand-off under `await dispatch` (`{tool.name}`, ns per call)\n")
-    print("Measured side by side: each repeat runs a batch of every row in turn.\n")
+    print("Measured side by side: each repeat runs a batch of every row in turn. The last two")
+    print("rows take the hand-off apart: the session's pool of threads alone, and the pool with")
+    print("the deadline timer (`loop.call_at`, cancelled when the call returns) every call sets.\n")
     print_table(
         ["call", "ns/call"],
         [
@@ -265,8 +286,11 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
             ["hand-off: the difference of the two", show_ns(hand_off)],
             ["`await loop.run_in_executor(None, noop)`", show_ns(times["executor"])],
             ["hand-off / run_in_executor (target <= 1x)", ratio(share, 2)],
+            ["the session's pool alone: `await wrap_future(pool.submit(noop))`",
+             show_ns(times["pool"])],
+            ["the pool and a deadline timer", show_ns(times["timer"])],
         ],
-    )
+    )  # fmt: skip
     targets.append(Target("sync-handler hand-off <= run_in_executor(None, noop)", share, 1.0, True))
     return targets, times["sync"], times["async"]
 
