@@ -251,6 +251,10 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
     async def pool_alone() -> None:
         await asyncio.wrap_future(pool.submit(noop))
 
+    async def executor_with_deadline() -> None:
+        # run_in_executor with the deadline a dispatch has (a default tool's, far off)
+        await asyncio.wait_for(loop.run_in_executor(None, noop), 60.0)
+
     async def pool_and_timer() -> None:
         timer = loop.call_at(loop.time() + 60.0, noop)
         await asyncio.wrap_future(pool.submit(noop))
@@ -261,6 +265,7 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
             "async": lambda: dispatch(tool.name, args),
             "sync": lambda: threaded.dispatch(tool.name, args),
             "executor": lambda: loop.run_in_executor(None, noop),
+            "deadline": executor_with_deadline,
             "pool": pool_alone,
             "timer": pool_and_timer,
         },
@@ -275,9 +280,10 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
         higher_is_better=False,
     )
     print(f"## The sync-handler hand-off under `await dispatch` (`{tool.name}`, ns per call)\n")
-    print("Measured side by side: each repeat runs a batch of every row in turn. The last two")
-    print("rows take the hand-off apart: the session's pool of threads alone, and the pool with")
-    print("the deadline timer (`loop.call_at`, cancelled when the call returns) every call sets.\n")
+    print("Measured side by side: each repeat runs a batch of every row in turn. The last three")
+    print("rows are for reading the hand-off: `run_in_executor` under a deadline as a dispatch")
+    print("has one (`asyncio.wait_for`), the session's pool of threads alone, and the pool with")
+    print("the deadline timer (`loop.call_at`, cancelled when the call returns) a call sets.\n")
     print_table(
         ["call", "ns/call"],
         [
@@ -286,6 +292,8 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
             ["hand-off: the difference of the two", show_ns(hand_off)],
             ["`await loop.run_in_executor(None, noop)`", show_ns(times["executor"])],
             ["hand-off / run_in_executor (target <= 1x)", ratio(share, 2)],
+            ["`await wait_for(loop.run_in_executor(None, noop), 60)`",
+             show_ns(times["deadline"])],
             ["the session's pool alone: `await wrap_future(pool.submit(noop))`",
              show_ns(times["pool"])],
             ["the pool and a deadline timer", show_ns(times["timer"])],
