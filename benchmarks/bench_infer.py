@@ -3,7 +3,8 @@
 pedelec builds the schema from the signature with the standard library and `typing-extensions`;
 the MCP SDK's `MCPServer().tool()` does the same job with pydantic. Both are timed in one run on
 the same functions, each on a fresh server/session per iteration so nothing is reused between
-iterations. The constraints are `annotated-types` objects (`Ge`, `Le`, `MaxLen`), which both
+iterations, and the sides of each row timed side by side (each repeat runs one batch of every
+side in turn). The constraints are `annotated-types` objects (`Ge`, `Le`, `MaxLen`), which both
 understand, so both validators check the same bounds.
 
 - *Register*: infer and register a 6-parameter tool (issue 5); pedelec with its validator
@@ -42,7 +43,7 @@ from timing import (
     Settings,
     Target,
     best_ns,
-    best_ns_async_batch,
+    best_ns_async_batches_interleaved,
     environment_line,
     parse_settings,
     print_table,
@@ -236,11 +237,10 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float]]
                 server.tool()(fn)
                 await server.call_tool(name, ARGS)
 
-        times[label] = (
-            await best_ns_async_batch(count, theirs, settings),
-            await best_ns_async_batch(count, ours, settings),
-            await best_ns_async_batch(count, ours_forced, settings),
+        side = await best_ns_async_batches_interleaved(
+            count, {"theirs": theirs, "ours": ours, "forced": ours_forced}, settings
         )
+        times[label] = (side["theirs"], side["ours"], side["forced"])
 
     # The same sync row with threads that outlive the session, as anyio's do for MCPServer:
     # every session is given one executor (``Session(executor=...)``), warmed here.
@@ -257,11 +257,16 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float]]
                 await session.dispatch("create_event", ARGS)
                 session.end()  # a given executor is used, never shut down
 
-        times["sync, shared threads"] = (
-            times["sync"][0],
-            await best_ns_async_batch(count, ours_shared, settings),
-            0.0,
+        async def theirs_sync(number: int) -> None:
+            for _ in range(number):
+                server = MCPServer()
+                server.tool()(create_event)
+                await server.call_tool("create_event", ARGS)
+
+        side = await best_ns_async_batches_interleaved(
+            count, {"theirs": theirs_sync, "ours": ours_shared}, settings
         )
+        times["sync, shared threads"] = (side["theirs"], side["ours"], 0.0)
 
     def batches(number: int) -> list[list[Callable[..., Any]]]:
         return [session_tools() for _ in range(number)]
@@ -288,11 +293,11 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float]]
             for fn in fns:
                 await server.call_tool(fn.__name__, SESSION_ARGS)
 
-    times["session"] = (
-        await best_ns_async_batch(batches, session_theirs, settings),
-        await best_ns_async_batch(batches, session_ours, settings),
-        await best_ns_async_batch(batches, session_forced, settings),
-    )
+    side = await best_ns_async_batches_interleaved(
+        batches, {"theirs": session_theirs, "ours": session_ours, "forced": session_forced},
+        settings,
+    )  # fmt: skip
+    times["session"] = (side["theirs"], side["ours"], side["forced"])
     return times
 
 

@@ -27,7 +27,7 @@ __all__ = [
     "Settings",
     "Target",
     "best_ns",
-    "best_ns_async_batch",
+    "best_ns_async_batches_interleaved",
     "best_ns_interleaved",
     "environment_line",
     "geomean",
@@ -159,24 +159,36 @@ async def _calibrate_async(run: Callable[[int], Awaitable[float]], budget: float
         number *= 10
 
 
-async def best_ns_async_batch(
-    prepare: Callable[[int], Any], run: Callable[[Any], Awaitable[None]], settings: Settings
-) -> float:
-    """Best nanoseconds per item when ``await run(prepare(n))`` processes ``n`` items.
+async def best_ns_async_batches_interleaved(
+    prepare: Callable[[int], Any],
+    runs: dict[str, Callable[[Any], Awaitable[None]]],
+    settings: Settings,
+) -> dict[str, float]:
+    """Best nanoseconds per item for each of ``runs``, where ``await run(prepare(n))``
+    processes ``n`` items, measured side by side.
 
-    The async twin of ``best_ns``: the inputs are built before the clock starts, and ``run``
-    is awaited on the running loop, so no event-loop start-up is timed.
+    The async twin of ``best_ns``: the inputs are built before each clock starts, and each run
+    is awaited on the running loop, so no event-loop start-up is timed. Each repeat runs one
+    batch of every run in turn, so a change of machine load reaches every side alike.
     """
 
-    async def once(number: int) -> float:
-        items = prepare(number)
-        with _gc_off():
-            start = time.perf_counter()
-            await run(items)
-            return time.perf_counter() - start
+    def timed(run: Callable[[Any], Awaitable[None]]) -> Callable[[int], Awaitable[float]]:
+        async def once(number: int) -> float:
+            items = prepare(number)
+            with _gc_off():
+                start = time.perf_counter()
+                await run(items)
+                return time.perf_counter() - start
 
-    number = await _calibrate_async(once, settings.budget)
-    return min([await once(number) for _ in range(settings.repeat)]) / number * 1e9
+        return once
+
+    onces = {name: timed(run) for name, run in runs.items()}
+    numbers = {name: await _calibrate_async(once, settings.budget) for name, once in onces.items()}
+    best = dict.fromkeys(runs, math.inf)
+    for _ in range(settings.repeat):
+        for name, once in onces.items():
+            best[name] = min(best[name], await once(numbers[name]) / numbers[name] * 1e9)
+    return best
 
 
 async def best_ns_interleaved(
