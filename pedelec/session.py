@@ -16,6 +16,7 @@ rules beyond JSON and the schema are in ``pedelec._args``, result texts in ``ped
 from __future__ import annotations
 
 import sys
+import weakref
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
@@ -178,7 +179,7 @@ class Session(Declaring, Observing, Approving):
         #: True while no call needs more than admission and its runner (no middleware, no cap).
         self._plain = slots is None
         self._flow = Flow(
-            self._runner, lock, slots, limits, self._set_plain, max_workers or default_workers()
+            self._runner, lock, slots, limits, _plain_setter(self), max_workers or default_workers()
         )
         self._approvals = Approvals(
             check_approver(approver),
@@ -287,9 +288,6 @@ class Session(Declaring, Observing, Approving):
             'deleted'
         """
         return self._flow.add(middleware)
-
-    def _set_plain(self, plain: bool) -> None:
-        self._plain = plain
 
     def __repr__(self) -> str:
         return (
@@ -620,6 +618,23 @@ class Session(Declaring, Observing, Approving):
         if spec is None:
             return self._events.report(_result.handler_not_found(name, rid))
         return entry, args, spec, timeout_ms
+
+
+def _plain_setter(session: Session) -> Callable[[bool], None]:
+    """How the session's ``Flow`` tells it whether a call is plain (no middleware, no cap).
+
+    It holds the session weakly: a bound method would make a reference cycle (session, flow,
+    method, session), which only a full garbage collection frees, so a session nobody ended or
+    kept would hold its worker threads until then.
+    """
+    ref = weakref.ref(session)
+
+    def set_plain(plain: bool) -> None:
+        live = ref()
+        if live is not None:
+            live._plain = plain
+
+    return set_plain
 
 
 def _check_workers(sync_dispatch: Any, executor: Any, max_workers: Any) -> None:

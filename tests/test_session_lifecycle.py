@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import threading
 import time
 from typing import Any
@@ -506,3 +507,77 @@ def test_end_while_a_sync_handler_runs_in_the_calling_thread() -> None:
 
     assert session.dispatch_sync("ends", {}).to_json() == ended_running("ends")
     assert session.status == "ended"
+
+
+# --- a dropped session is freed by reference counting ------------------------------------------
+
+
+def _typed_create(title: str, day: int = 1) -> dict[str, object]:
+    """Create an entry.
+
+    Args:
+        title: Its title.
+        day: Its day.
+    """
+    return {"title": title, "day": day}
+
+
+async def _typed_echo(title: str) -> str:
+    """Echo the title."""
+    return title
+
+
+FREED_SESSIONS: list[tuple[str, dict[str, Any]]] = [
+    ("default", {}),
+    ("sync_dispatch worker", {"sync_dispatch": "worker"}),
+    ("max_concurrency", {"max_concurrency": 2}),
+    ("approver", {"approver": lambda request: True}),
+    ("middleware", {}),
+    ("subscribers", {}),
+    ("ended", {}),
+]
+
+
+@pytest.mark.parametrize(("case", "options"), FREED_SESSIONS, ids=[c for c, _ in FREED_SESSIONS])
+def test_a_dropped_session_leaves_nothing_for_the_garbage_collector(
+    case: str, options: dict[str, Any]
+) -> None:
+    # Objects in a reference cycle wait for a full collection, rare in a process holding many
+    # objects: a server that makes a session per client would pile them up until then.
+    def use_once() -> None:
+        session = Session(**options)
+        session.tool(_typed_create)
+        session.tool(_typed_echo)
+        if case == "middleware":
+            session.use(lambda call, call_next: call_next(call))
+        if case == "subscribers":
+            session.on_status(lambda status: None)
+            session.on_error(lambda result: None)
+            session.on_ended(lambda: None)
+        results = [
+            session.dispatch_sync("_typed_create", {"title": "a"}),
+            session.dispatch_sync("_typed_create", '{"title": "a"}'),
+            session.dispatch_sync("_typed_create", {"title": 1}),
+            session.dispatch_sync("missing", {}),
+            asyncio.run(session.dispatch("_typed_create", {"title": "a"})),
+            asyncio.run(session.dispatch("_typed_echo", {"title": "a"})),
+        ]
+        assert [r.error.code if r.error else r.value for r in results] == [
+            {"title": "a", "day": 1},
+            {"title": "a", "day": 1},
+            "TOOL_ARGS_INVALID",
+            "TOOL_NOT_FOUND",
+            {"title": "a", "day": 1},
+            "a",
+        ]
+        if case == "ended":
+            session.end()
+
+    use_once()  # first uses (imports, the private event loop, cached validators) out of the way
+    gc.collect()
+    gc.disable()
+    try:
+        use_once()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

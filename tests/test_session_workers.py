@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -331,6 +332,27 @@ def test_the_sessions_own_threads_are_daemons_and_go_with_end() -> None:
     thread.join(10)
     assert not thread.is_alive()
     assert set(threading.enumerate()) <= before | {thread}
+
+
+def test_a_session_nobody_ends_takes_its_threads_along_when_dropped_without_a_collection() -> None:
+    # A session in a reference cycle would wait for a full garbage collection, rare in a process
+    # that holds many objects, with its idle worker threads alive until then.
+    gc.collect()
+    gc.disable()
+    try:
+        session = Session(max_workers=2)
+        session.use(lambda call, call_next: call_next(call))  # the middleware chain's callback
+        session.on_tool("me", description="Me.", schema=OPEN)(
+            lambda args: threading.current_thread().name
+        )
+        name = asyncio.run(session.dispatch("me", {})).value
+        (thread,) = [t for t in threading.enumerate() if t.name == name]
+        del session
+        thread.join(10)
+        assert not thread.is_alive()
+        assert gc.collect() == 0  # nothing was left for a collection to find
+    finally:
+        gc.enable()
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 from _thread import allocate_lock
+from collections.abc import Callable
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Final, final
 
@@ -94,6 +95,18 @@ def check_approver(approver: Any) -> Approver | None:
     )
 
 
+def _clearing(pending: dict[str, Pending], lock: Any) -> Callable[[], None]:
+    """``Approvals.clear`` for the session's ``ended`` callbacks, holding the pending calls and
+    their lock rather than the ``Approvals``: the events do not hold it, so no reference cycle
+    keeps a session alive until a full garbage collection."""
+
+    def clear() -> None:
+        with lock:
+            pending.clear()
+
+    return clear
+
+
 @final
 class Approvals:
     """The approval step of one session: its approver, and the calls waiting for ``resume``."""
@@ -135,7 +148,7 @@ class Approvals:
         self._lock = allocate_lock()
         # Insertion order is expiry order (one lifetime for all), so expired calls are in front.
         self._pending: dict[str, Pending] = {}
-        events.subscribe("ended", self.clear)
+        events.subscribe("ended", _clearing(self._pending, self._lock))
 
     # --- the gate between admission and the handler ------------------------------------------
 
