@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, strategies as st
 
+from pedelec import compile_schema
 from pedelec._context import ToolCallContext
 from pedelec.errors import PedelecError
 from pedelec.session import Session, ToolResult
@@ -943,3 +944,32 @@ def test_per_call_timeout_is_capped_by_limits() -> None:
             },
         }
     }
+
+
+# --- the validator cache keeps each schema's property order -------------------------------------
+
+
+def test_schemas_that_differ_only_in_property_order_report_errors_in_their_own_order() -> None:
+    # The cache is keyed by the schema's JSON text with its key order: keyed by sorted keys,
+    # the tool registered second would get the first one's validator, and its order.
+    ab = {
+        "type": "object",
+        "description": "order probe",
+        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    }
+    ba = {**ab, "properties": {"b": {"type": "integer"}, "a": {"type": "integer"}}}
+    session = Session()
+    session.on_tool("ab", description="A then b.", schema=ab)(lambda args: None)
+    session.on_tool("ba", description="B then a.", schema=ba)(lambda args: None)
+    bad = {"a": "x", "b": "y"}
+    messages = [session.dispatch_sync(name, bad).error.message for name in ("ab", "ba")]
+    assert messages == [
+        'Invalid arguments for tool "ab": /a: expected integer, got string "x" (type); '
+        '/b: expected integer, got string "y" (type). Correct the arguments and call the tool '
+        "again.",
+        'Invalid arguments for tool "ba": /b: expected integer, got string "y" (type); '
+        '/a: expected integer, got string "x" (type). Correct the arguments and call the tool '
+        "again.",
+    ]
+    assert compile_schema(ab) is compile_schema({**ab})  # the same text: one validator
+    assert compile_schema(ab) is not compile_schema(ba)

@@ -39,8 +39,10 @@ def compile_schema(
 
     The schema is checked like tool registration checks it (every rule of the subset) and
     cloned; the validator keeps the clone, so later changes to ``schema`` change nothing.
-    Validators are cached by the schema's canonical JSON (and ``max_pattern_length``), so the
-    same schema compiles once per process, from any thread.
+    Validators are cached by the schema's JSON text, key order included (and
+    ``max_pattern_length``), so the same schema compiles once per process, from any thread; a
+    schema whose ``properties`` come in another order gets its own validator, which reports
+    errors in its own order.
 
     Args:
         schema: A root object schema, e.g. ``{"type": "object", "properties": {...}}``.

@@ -1,4 +1,8 @@
-"""The process-wide cache of compiled validators, keyed by a schema's canonical JSON.
+"""The process-wide cache of compiled validators, keyed by a schema's JSON text.
+
+The key keeps the schema's key order (compact, not sorted): the order of ``properties`` is the
+order a validator reports errors in, so two schemas that differ only in that order must not
+share a validator (the one compiled first would decide the other's order).
 
 ``compiled`` is ``compile_schema`` for callers inside pedelec: a broken rule raises
 ``check.Invalid``, whose path is a tuple of parts, so typed-tool inference can name the
@@ -9,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pedelec._json import NotJsonError, clone_json, dumps_canonical
+from pedelec._json import NotJsonError, clone_json, dumps_compact
 from pedelec._json.wire import has_surrogate
 from pedelec.schema.check import checked, checked_clone
 from pedelec.schema.validator import Validator, compile_node
@@ -44,7 +48,7 @@ def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validat
     """
     try:
         clone = clone_json(schema)
-        text = dumps_canonical(clone)
+        text = dumps_compact(clone)
     except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
         checked(schema, root)  # raises Invalid with the path of the bad value
         raise  # pragma: no cover - checked always raises for such input
