@@ -182,13 +182,7 @@ async def best_ns_async_batches_interleaved(
 
         return once
 
-    onces = {name: timed(run) for name, run in runs.items()}
-    numbers = {name: await _calibrate_async(once, settings.budget) for name, once in onces.items()}
-    best = dict.fromkeys(runs, math.inf)
-    for _ in range(settings.repeat):
-        for name, once in onces.items():
-            best[name] = min(best[name], await once(numbers[name]) / numbers[name] * 1e9)
-    return best
+    return await _best_side_by_side({name: timed(run) for name, run in runs.items()}, settings)
 
 
 async def best_ns_interleaved(
@@ -211,12 +205,19 @@ async def best_ns_interleaved(
 
         return once
 
-    runs = {name: looped(call) for name, call in calls.items()}
-    numbers = {name: await _calibrate_async(run, settings.budget) for name, run in runs.items()}
-    best = dict.fromkeys(calls, math.inf)
+    return await _best_side_by_side({name: looped(call) for name, call in calls.items()}, settings)
+
+
+async def _best_side_by_side(
+    onces: dict[str, Callable[[int], Awaitable[float]]], settings: Settings
+) -> dict[str, float]:
+    """Best nanoseconds per item of each ``await once(n)`` (seconds for ``n`` items), each
+    calibrated to the budget, every repeat running one batch of each in turn."""
+    numbers = {name: await _calibrate_async(once, settings.budget) for name, once in onces.items()}
+    best = dict.fromkeys(onces, math.inf)
     for _ in range(settings.repeat):
-        for name, run in runs.items():
-            best[name] = min(best[name], await run(numbers[name]) / numbers[name] * 1e9)
+        for name, once in onces.items():
+            best[name] = min(best[name], await once(numbers[name]) / numbers[name] * 1e9)
     return best
 
 
