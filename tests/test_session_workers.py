@@ -389,3 +389,118 @@ def test_max_abandoned_threads_may_be_zero_but_not_negative() -> None:
         "message": "Limits(max_abandoned_threads=...) must be a non-negative integer, got -1.",
         "details": {"limit": "max_abandoned_threads"},
     }
+
+
+# --- the pool's jobs, directly ---------------------------------------------------------------------
+#
+# A job submitted for an event loop settles the loop's future itself (one call_soon_threadsafe)
+# instead of being awaited through asyncio.wrap_future; these pin what that must keep from
+# concurrent.futures.Future: outcomes, cancellation before a worker takes it, callbacks, and a
+# worker that survives a closed loop or a failing callback.
+
+
+def own_workers(size: int = 1) -> Any:
+    from pedelec._session.workers import Workers
+
+    return Workers("pedelec-test", size, 0)
+
+
+def finished(workers: Any, fn: Any) -> Any:
+    """Submit ``fn`` and wait (bounded) until the worker has finished it: the job."""
+    job = workers.submit(fn)
+    done = threading.Event()
+    job.add_done_callback(lambda j: done.set())
+    assert done.wait(10)
+    return job
+
+
+def test_a_job_for_a_loop_settles_the_loops_future_with_the_value_or_the_exception() -> None:
+    workers = own_workers()
+
+    async def main() -> tuple[Any, ...]:
+        loop = asyncio.get_running_loop()
+        job, future = workers.submit_for(loop, lambda a, b: a + b, 2, 5)
+        value = await future
+        bad, failing = workers.submit_for(loop, {}.__getitem__, "missing")
+        with pytest.raises(KeyError) as raised:
+            await failing
+        return value, job.done(), job.cancelled(), job.result(), raised.value is bad.exception()
+
+    try:
+        assert asyncio.run(main()) == (7, True, False, 7, True)
+    finally:
+        workers.close()
+
+
+def test_a_job_cancelled_before_a_worker_takes_it_never_runs_and_cancels_its_future() -> None:
+    workers = own_workers(1)
+    release = threading.Event()
+    started = threading.Event()
+    ran: list[str] = []
+
+    def hold() -> bool:
+        started.set()
+        return release.wait(30)
+
+    async def main() -> tuple[Any, ...]:
+        loop = asyncio.get_running_loop()
+        busy, busy_future = workers.submit_for(loop, hold)
+        assert started.wait(10)  # the only worker runs it: the next job stays queued
+        queued, queued_future = workers.submit_for(loop, ran.append, "queued")
+        first = queued.cancel()
+        again = queued.cancel()
+        taken = busy.cancel()  # already running: cannot be cancelled
+        release.set()
+        await busy_future
+        with pytest.raises(asyncio.CancelledError):
+            await queued_future
+        _, after_future = workers.submit_for(loop, ran.append, "after")
+        await after_future
+        return first, again, taken, queued.cancelled(), queued.done(), busy.result()
+
+    try:
+        assert asyncio.run(main()) == (True, True, False, True, True, True)
+        assert ran == ["after"]
+    finally:
+        release.set()
+        workers.close()
+
+
+def test_done_callbacks_run_once_and_one_that_raises_is_logged_while_the_worker_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    workers = own_workers(1)
+    seen: list[Any] = []
+
+    def broken(job: Any) -> None:
+        raise ValueError("callback bug")
+
+    release = threading.Event()
+    job = workers.submit(release.wait, 30)
+    job.add_done_callback(broken)
+    job.add_done_callback(lambda j: seen.append(("pending", j.result())))
+    release.set()
+    follow = finished(workers, lambda: "next")
+    job.add_done_callback(lambda j: seen.append(("done", j.result())))  # runs at once
+    try:
+        assert seen == [("pending", True), ("done", True)]
+        assert follow.result() == "next"
+        assert [r.getMessage() for r in caplog.records] == [
+            "pedelec: a callback of a worker job raised"
+        ]
+    finally:
+        workers.close()
+
+
+def test_a_job_that_finishes_after_its_loop_closed_leaves_the_worker_serving() -> None:
+    workers = own_workers(1)
+    release = threading.Event()
+    loop = asyncio.new_event_loop()
+    job, future = workers.submit_for(loop, release.wait, 30)
+    loop.close()
+    release.set()
+    follow = finished(workers, lambda: "still serving")
+    try:
+        assert (job.result(), follow.result(), future.done()) == (True, "still serving", False)
+    finally:
+        workers.close()

@@ -33,6 +33,7 @@ from pedelec import _result
 from pedelec._context import ToolCallContext, cancel, cancel_requested
 from pedelec._json.wire import SAFE_INT
 from pedelec._result import ok, request_id
+from pedelec._session.deadlines import deadlines_of
 from pedelec._session.events import PASSED, Events, log_error, safe_call
 from pedelec._session.outcome import Overdue, settle
 from pedelec._session.workers import Borrowed, Refused, Workers, default_workers
@@ -218,20 +219,23 @@ class Runner:
             workers = self._get_workers()
             if workers is None:  # the session ended meanwhile
                 return _result.session_ended(name, rid)
-            try:
-                job = _submit(workers, ctx, spec, args)
-            except Refused as refused:
-                return self._refused(name, rid, refused)
             deadline = start + timeout_ms / 1000
+            # Queued for a worker only as the caller suspends (see Submission).
+            submission = Submission(workers, ctx, spec, args, asyncio.get_running_loop())
             try:
                 outcome, raised, overdue = await self._await_rest(
-                    ctx, asyncio.wrap_future(job), deadline, timeout_ms
+                    ctx, submission, deadline, timeout_ms
                 )
             except BaseException:  # the caller's own cancellation: nobody waits any more
                 cancel(ctx)
-                workers.abandon(job)
-                job.add_done_callback(lambda f: _log_late(name, f))
+                job = submission.job
+                if job is not None:
+                    workers.abandon(job)
+                    job.add_done_callback(lambda f: _log_late(name, f))
                 raise
+            job = submission.job
+            if job is None and isinstance(raised, Refused):  # the workers refused the call
+                return self._refused(name, rid, raised)
             if overdue is None and raised is not None:
                 # Only a future cancelled by a borrowed executor's shutdown gets here.
                 return self.events.report(_result.workers_refused(name, rid, type(raised).__name__))
@@ -260,7 +264,7 @@ class Runner:
             if workers is None:
                 return _result.session_ended(name, rid)
             try:
-                job = _submit(workers, ctx, spec, args)
+                job, _ = _submit(workers, ctx, spec, args, None)
             except Refused as refused:
                 return self._refused(name, rid, refused)
             waiter = Waiter(ctx, threading.Event())
@@ -367,7 +371,8 @@ class Runner:
             return value, raised, None
         call = Call(loop, task, ctx)
         cancelling = task.cancelling()
-        handle = loop.call_at(loop.time() + (deadline - monotonic()), call.expire)
+        deadlines = deadlines_of(loop)
+        entry = deadlines.add(loop, loop.time() + (deadline - monotonic()), call)
         with self._lock:
             ended = self.ended
             if not ended:
@@ -386,7 +391,7 @@ class Runner:
                 cancel(ctx)
         finally:
             call.done = True
-            handle.cancel()
+            deadlines.remove(entry)
             with self._lock:
                 self.live.pop(call, None)
         overdue = None
@@ -412,14 +417,55 @@ def _closed_by_caller(awaitable: Any, exc: BaseException) -> bool:
     return not isinstance(awaitable, Resume) or awaitable.closed
 
 
-def _submit(workers: Workers | Borrowed, ctx: ToolCallContext, spec: HandlerSpec, args: Any) -> Any:
+def _submit(
+    workers: Workers | Borrowed, ctx: ToolCallContext, spec: HandlerSpec, args: Any, loop: Any
+) -> tuple[Any, Any]:
+    """Hand the call to a worker: the job, and (given ``loop``) the loop's future it settles."""
     import contextvars
 
     run = contextvars.copy_context().run
     fn = spec.args_only
-    if fn is not None:
-        return workers.submit(run, _call_unless_cancelled, ctx, fn, args)
-    return workers.submit(run, _call_unless_cancelled, ctx, spec.call, args, ctx)
+    call = (
+        (_call_unless_cancelled, ctx, fn, args)
+        if fn is not None
+        else (_call_unless_cancelled, ctx, spec.call, args, ctx)
+    )
+    if loop is None:
+        return workers.submit(run, *call), None
+    return workers.submit_for(loop, run, *call)
+
+
+@final
+class Submission:
+    """A threaded call, handed to a worker only when its caller suspends to await it.
+
+    The caller first sets up the rest of the call (its deadline, its place among the calls
+    ``end()`` stops); a worker woken earlier would wait for the GIL while that runs, and the
+    hand-off would cost an extra wake-up of a thread. ``job`` is ``None`` until the call is
+    queued, and stays ``None`` when the workers refuse it (the ``Refused`` is raised).
+    """
+
+    __slots__ = ("args", "ctx", "job", "loop", "spec", "workers")
+
+    def __init__(
+        self,
+        workers: Workers | Borrowed,
+        ctx: ToolCallContext,
+        spec: HandlerSpec,
+        args: Any,
+        loop: Any,
+    ) -> None:
+        self.workers = workers
+        self.ctx = ctx
+        self.spec = spec
+        self.args = args
+        self.loop = loop
+        self.job: Any = None
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        job, future = _submit(self.workers, self.ctx, self.spec, self.args, self.loop)
+        self.job = job
+        return (yield from future.__await__())
 
 
 @final

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from _thread import allocate_lock
 from collections.abc import Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, final
 
 from pedelec import _result
+from pedelec._session.events import log_error
 
 if TYPE_CHECKING:
     from pedelec._result import ToolResult
@@ -56,28 +58,117 @@ class Refused(Exception):
         return _result.workers_exhausted(name, rid, True, self.held)
 
 
-def _job_type() -> type[Any]:
-    """``Job``, defined on first use: ``concurrent.futures`` is not imported before."""
-    global _Job
-    if _Job is None:
-        from concurrent.futures import Future
-
-        class Job(Future[Any]):
-            """A call handed to a worker thread: its future, and how the pool counts it."""
-
-            def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-                super().__init__()
-                self.fn = fn
-                self.args = args
-                self.overdue = False  # its caller stopped waiting while it ran
-                self.finished = False
-
-        _Job = Job
-        return Job
-    return _Job  # type: ignore[no-any-return]
+# The states of a ``Job``.
+_PENDING, _RUNNING, _CANCELLED, _DONE = range(4)
 
 
-_Job: Any = None
+@final
+class Job:
+    """A call handed to a worker thread of the session's own pool.
+
+    The part of ``concurrent.futures.Future`` the runner uses (``cancel``, ``done``,
+    ``cancelled``, ``result``, ``exception``, ``add_done_callback``), guarded by the pool's lock.
+    A job submitted for an event loop also carries that loop's future, which the worker settles
+    with one ``call_soon_threadsafe``: awaiting a ``Future`` through ``asyncio.wrap_future``
+    chains two futures, each with its own callbacks and lock, and costs about half the hand-off
+    (``benchmarks/bench_dispatch.py``).
+    """
+
+    __slots__ = (
+        "args",
+        "callbacks",
+        "error",
+        "fn",
+        "lock",
+        "outcome",
+        "overdue",
+        "state",
+        "target",
+    )
+
+    def __init__(self, lock: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        self.lock = lock
+        self.fn = fn
+        self.args = args
+        self.state = _PENDING
+        self.overdue = False  # its caller stopped waiting while it ran
+        self.outcome: Any = None
+        self.error: BaseException | None = None
+        self.callbacks: list[Callable[[Job], object]] = []
+        self.target: tuple[Any, Any] | None = None  # (loop, its future) that waits for this
+
+    def cancel(self) -> bool:
+        """Cancel the job unless a worker took it: True when it will never run."""
+        with self.lock:
+            state = self.state
+            if state != _PENDING:
+                return state == _CANCELLED
+            self.state = _CANCELLED
+            callbacks, self.callbacks = self.callbacks, []
+        self.settle(callbacks)
+        return True
+
+    def done(self) -> bool:
+        return self.state >= _CANCELLED
+
+    def cancelled(self) -> bool:
+        return self.state == _CANCELLED
+
+    def result(self) -> Any:
+        """The value the call returned (only once ``done()``); re-raises what it raised."""
+        if self.error is not None:
+            raise self.error
+        return self.outcome
+
+    def exception(self) -> BaseException | None:
+        return self.error
+
+    def add_done_callback(self, fn: Callable[[Job], object]) -> None:
+        """Call ``fn(job)`` when the job is done or cancelled (now, if it already is)."""
+        with self.lock:
+            if self.state < _CANCELLED:
+                self.callbacks.append(fn)
+                return
+        _call_back(fn, self)
+
+    def finish(self, outcome: Any, error: BaseException | None) -> None:
+        """Record the outcome (the worker, holding the pool's lock)."""
+        self.outcome = outcome
+        self.error = error
+        self.state = _DONE
+
+    def settle(self, callbacks: list[Callable[[Job], object]]) -> None:
+        """Tell the waiting loop and the callbacks that the job is over (a worker, or
+        ``cancel``; outside the lock)."""
+        target = self.target
+        if target is not None:
+            self.target = None
+            loop, future = target
+            # A closed loop raises RuntimeError: nobody awaits its future any more.
+            with suppress(RuntimeError):
+                loop.call_soon_threadsafe(_settle_future, future, self)
+        for fn in callbacks:
+            _call_back(fn, self)
+
+
+def _settle_future(future: Any, job: Job) -> None:
+    """On the loop: the job's outcome onto the future the caller awaits, unless the caller
+    already stopped waiting (its cancellation cancelled the future)."""
+    if future.done():
+        return
+    if job.state == _CANCELLED:
+        future.cancel()
+    elif job.error is not None:
+        future.set_exception(job.error)
+    else:
+        future.set_result(job.outcome)
+
+
+def _call_back(fn: Callable[[Job], object], job: Job) -> None:
+    try:
+        fn(job)
+    except Exception as exc:  # a callback's bug must not stop the worker that runs it
+        log_error("pedelec: a callback of a worker job raised", exc=exc)
 
 
 @final
@@ -101,8 +192,13 @@ class Workers:
         self._pool = _Pool(prefix, size, spare)
         weakref.finalize(self, self._pool.close)
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self._pool.submit(fn, args)
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Job:
+        return self._pool.submit(fn, args, None)
+
+    def submit_for(self, loop: Any, fn: Callable[..., Any], *args: Any) -> tuple[Job, Any]:
+        """Submit for a caller on ``loop``: the job, and the loop's future it settles."""
+        future = loop.create_future()
+        return self._pool.submit(fn, args, (loop, future)), future
 
     def abandon(self, job: Any) -> bool:
         """The caller stopped waiting for ``job``: True when its handler had started."""
@@ -132,6 +228,13 @@ class Borrowed:
             return self._executor.submit(fn, *args)
         except Exception as exc:  # shut down, or a custom executor's own refusal
             raise Refused(0, exc) from None
+
+    def submit_for(self, loop: Any, fn: Callable[..., Any], *args: Any) -> tuple[Any, Any]:
+        """Submit for a caller on ``loop``: the executor's future, and one of the loop's."""
+        import asyncio
+
+        job = self.submit(fn, *args)
+        return job, asyncio.wrap_future(job, loop=loop)
 
     def abandon(self, job: Any) -> bool:
         return not job.cancel()
@@ -187,8 +290,11 @@ class _Pool:
                 return self.overdue
             return 0
 
-    def submit(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-        job = _job_type()(fn, args)
+    def submit(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], target: tuple[Any, Any] | None
+    ) -> Job:
+        job = Job(self.lock, fn, args)
+        job.target = target
         with self.lock:
             if self.closed:
                 raise Refused(0, RuntimeError("the session's workers were shut down"))
@@ -207,9 +313,9 @@ class _Pool:
         self.queue.put(job)
         return job
 
-    def abandon(self, job: Any) -> None:
+    def abandon(self, job: Job) -> None:
         with self.lock:
-            if job.finished or job.overdue:
+            if job.state == _DONE or job.overdue:
                 return
             job.overdue = True
             self.busy -= 1
@@ -241,14 +347,15 @@ class _Pool:
         while True:
             outcome: Any = None
             error: BaseException | None = None
-            job = queue.get()
+            job: Job | None = queue.get()
             with lock:
                 self.idle -= 1
                 if job is None:
                     return
                 self.queued -= 1
-                running = job.set_running_or_notify_cancel()
+                running = job.state == _PENDING
                 if running:
+                    job.state = _RUNNING
                     self.busy += 1
             if running:
                 try:
@@ -256,8 +363,10 @@ class _Pool:
                 except BaseException as exc:  # KeyboardInterrupt/SystemExit: the caller's
                     error = exc
             with lock:
+                callbacks: list[Callable[[Job], object]] = []
                 if running:
-                    job.finished = True
+                    job.finish(outcome, error)
+                    callbacks, job.callbacks = job.callbacks, []
                     if job.overdue:
                         self.overdue -= 1
                     else:
@@ -266,11 +375,8 @@ class _Pool:
                 if stay:
                     self.idle += 1
             if running:
-                if error is None:
-                    job.set_result(outcome)
-                else:
-                    job.set_exception(error)
-            del job, outcome, error  # hold nothing of a call while waiting for the next
+                job.settle(callbacks)
+            del job, outcome, error, callbacks  # hold nothing of a call while waiting
             if not stay:
                 return
 
