@@ -45,7 +45,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from pedelec._context import ToolCallContext
 from pedelec._handlers import HandlerSpec, is_async_callable
@@ -192,7 +192,7 @@ def infer_tool(
             {"tool": tool},
         )
     try:
-        signature = inspect.signature(fn)
+        parameters = _parameters(fn)
     except (TypeError, ValueError) as exc:
         raise PedelecError(
             INVALID_INPUT,
@@ -200,7 +200,7 @@ def infer_tool(
             f"wrap it in a def with annotated parameters",
             {"tool": tool},
         ) from None
-    hints = resolve_hints(target, signature)
+    hints = resolve_hints(target, [pname for pname, _, _ in parameters])
 
     builder = Builder(tool)
     properties: dict[str, Any] = {}
@@ -208,9 +208,8 @@ def infer_tool(
     plan: list[tuple[str, Convert | None, bool, bool]] = []
     nullable: set[str] = set()
     ctx_name: str | None = None
-    for param in signature.parameters.values():
-        # Each read of a Parameter's name, kind or default is a property call: read once.
-        pname, kind, default = param.name, param.kind, param.default
+    param = inspect.Parameter
+    for pname, kind, default in parameters:
         builder.start(pname)
         if kind is param.POSITIONAL_ONLY:
             raise builder.fail(
@@ -269,6 +268,68 @@ def infer_tool(
     return InferredTool(tool, description, schema, handler, validator, frozenset(nullable), output)
 
 
+def _parameters(fn: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
+    """``(name, kind, default)`` of each parameter, as ``inspect.signature(fn)`` lists them.
+
+    A plain function (or a ``functools.wraps`` chain ending in one) is read from its code object
+    directly, as ``inspect`` itself does, without building ``Parameter`` objects: about 3 µs
+    instead of about 18 µs, a tenth of inferring a small tool. Anything else (a bound method, a
+    partial, a callable object, a ``__signature__``) goes through ``inspect.signature``.
+
+    Raises:
+        TypeError, ValueError: from ``inspect.signature``, for a callable it cannot read.
+    """
+    inner: Any = fn
+    for _ in range(_MAX_WRAPPED):
+        if type(inner) is not _FunctionType:
+            break
+        attributes = inner.__dict__
+        if "__wrapped__" not in attributes or not _SIGNED.isdisjoint(attributes):
+            break
+        inner = attributes["__wrapped__"]
+    else:
+        inner = None  # a longer chain, maybe a loop
+    if type(inner) is not _FunctionType or not _SIGNED.isdisjoint(inner.__dict__):
+        # Not a plain function at the end of the chain: inspect knows every other kind (and
+        # raises ValueError for a chain that loops).
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+    param = inspect.Parameter
+    code = inner.__code__
+    names = code.co_varnames
+    positional = code.co_argcount
+    keyword_only = code.co_kwonlyargcount
+    defaults = inner.__defaults__ or ()
+    first_default = positional - len(defaults)
+    listed: list[tuple[str, Any, Any]] = []
+    for index in range(positional):
+        kind = (
+            param.POSITIONAL_ONLY
+            if index < code.co_posonlyargcount
+            else param.POSITIONAL_OR_KEYWORD
+        )
+        default = defaults[index - first_default] if index >= first_default else param.empty
+        listed.append((names[index], kind, default))
+    after = positional + keyword_only
+    if code.co_flags & _CO_VARARGS:
+        listed.append((names[after], param.VAR_POSITIONAL, param.empty))
+    kwdefaults = inner.__kwdefaults__ or {}
+    for name in names[positional:after]:
+        listed.append((name, param.KEYWORD_ONLY, kwdefaults.get(name, param.empty)))
+    if code.co_flags & _CO_VARKEYWORDS:
+        index = after + 1 if code.co_flags & _CO_VARARGS else after
+        listed.append((names[index], param.VAR_KEYWORD, param.empty))
+    return listed
+
+
+_FunctionType: Final = type(_parameters)
+_CO_VARARGS: Final = inspect.CO_VARARGS
+_CO_VARKEYWORDS: Final = inspect.CO_VARKEYWORDS
+#: Attributes with which ``inspect.signature`` reads a function otherwise than from its code.
+_SIGNED: Final = frozenset({"__signature__", "_partialmethod"})
+#: Wrappers followed before ``inspect.signature`` takes over (as ``hints._MAX_WRAPPED``).
+_MAX_WRAPPED: Final = 16
+
+
 def _annotated_callable(fn: Callable[..., Any]) -> Any:
     """The object whose ``__annotations__`` and docstring describe ``fn``'s parameters."""
     target: Any = fn
@@ -314,7 +375,7 @@ def _result_convert(tool: str, hints: dict[str, Any]) -> Convert:
     from pedelec.typed.convert import duck_result, result_converter
 
     annotation = hints.get("return", Any)
-    if annotation is Any or annotation is object or isinstance(annotation, Unresolved | str):
+    if annotation is Any or annotation is object or isinstance(annotation, (Unresolved, str)):
         return duck_result
     if annotation is None or annotation is type(None):
         return duck_result

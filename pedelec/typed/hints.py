@@ -7,6 +7,7 @@ import enum
 import inspect
 import re
 import types
+from collections.abc import Iterable
 from typing import Any, Final, Literal, NamedTuple, Union, get_args, get_origin
 
 import typing_extensions as te
@@ -94,7 +95,7 @@ def _has_forward_ref(annotation: Any) -> bool:
     return any(_has_forward_ref(arg) for arg in args)
 
 
-def resolve_hints(target: Any, signature: inspect.Signature) -> dict[str, Any]:
+def resolve_hints(target: Any, parameters: Iterable[str]) -> dict[str, Any]:
     """Evaluated annotations by parameter name (``Annotated`` kept).
 
     ``get_type_hints`` evaluates every annotation at once, the return annotation included; when
@@ -112,7 +113,7 @@ def resolve_hints(target: Any, signature: inspect.Signature) -> dict[str, Any]:
     unwrapped = inspect.unwrap(target) if inspect.isroutine(target) else target
     globalns = getattr(getattr(unwrapped, "__func__", unwrapped), "__globals__", {})
     hints: dict[str, Any] = {}
-    for name in signature.parameters:
+    for name in parameters:
         if name not in raw:
             continue
         annotation = raw[name]
