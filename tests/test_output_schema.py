@@ -7,7 +7,8 @@ import asyncio
 import dataclasses
 import enum
 import threading
-from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import pytest
 from pydantic import BaseModel, Field
@@ -455,6 +456,11 @@ def returning(annotation: Any) -> Any:
         (list[Maybe], None),
         (tuple[int, ...], None),
         (dict[str, int], None),
+        (dict[str, object], None),
+        (Mapping[str, int], None),
+        (list[dict[str, int]], None),
+        (Annotated[dict[str, int], "note"], None),
+        (dict[str, Any], {"type": "object"}),
         (Duck, None),
     ],
 )

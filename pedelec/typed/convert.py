@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import types
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple, Union, get_args, get_origin
+
+import typing_extensions as te
 
 if TYPE_CHECKING:
     from pedelec.schema.validator import Validator
@@ -149,8 +153,6 @@ def to_json_result(value: Any, depth: int = 0) -> Any:
         return {key: to_json_result(item, depth + 1) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [to_json_result(item, depth + 1) for item in value]
-    import dataclasses
-
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
             field.name: to_json_result(getattr(value, field.name), depth + 1)
@@ -169,8 +171,6 @@ def duck_result(value: Any) -> Any:
     kind = type(value)
     if kind is str or kind is int or kind is float or kind is bool or kind is dict:
         return value
-    import dataclasses
-
     if (
         isinstance(value, enum.Enum)
         or (dataclasses.is_dataclass(value) and not isinstance(value, type))
@@ -186,12 +186,6 @@ class _NotJson(Exception):
 
 def _needs_conversion(tp: Any, seen: set[int]) -> bool:
     """Whether a value of ``tp`` needs ``to_json_result``; raises ``_NotJson`` if it is not JSON."""
-    import dataclasses
-    import types
-    from typing import Literal, Union, get_args, get_origin
-
-    import typing_extensions as te
-
     if tp is None or tp is type(None) or tp is Any or tp is object:
         return False
     if tp in (str, int, float, bool):

@@ -128,31 +128,38 @@ def _indent(line: str) -> int:
 
 
 def _add(params: dict[str, str], names: list[str], parts: list[str]) -> None:
-    text = " ".join(p for p in parts if p)
+    text = " ".join(parts) if all(parts) else " ".join([p for p in parts if p])
     if text:
         for name in names:
             params.setdefault(name, text)
 
 
 def _google_section(lines: list[str], index: int, header: int, params: dict[str, str]) -> int:
+    # Each line is stripped once: this loop is most of reading a docstring.
     entry: int | None = None
     names: list[str] = []
     parts: list[str] = []
-    while index < len(lines):
+    fullmatch = _GOOGLE_ENTRY.fullmatch
+    end = len(lines)
+    while index < end:
         line = lines[index]
-        if line.strip():
-            indent = _indent(line)
+        stripped = line.strip()
+        if stripped:
+            indent = len(line) - len(line.lstrip())
             if indent <= header:
                 break
             if entry is None:
                 entry = indent
             if indent <= entry:
-                _add(params, names, parts)
-                match = _GOOGLE_ENTRY.fullmatch(line.strip())
-                names = [match.group(1)] if match else []
-                parts = [(match.group(2) or "") if match else ""]
+                if names:
+                    _add(params, names, parts)
+                match = fullmatch(stripped)
+                if match is None:
+                    names, parts = [], [""]
+                else:
+                    names, parts = [match.group(1)], [match.group(2) or ""]
             else:
-                parts.append(line.strip())
+                parts.append(stripped)
         index += 1
     _add(params, names, parts)
     return index

@@ -19,7 +19,8 @@ Pass ``output_schema=`` to give such a tool one, or to replace the inferred one.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
 import typing_extensions as te
 
@@ -49,6 +50,11 @@ class _OutputBuilder(Builder):
 
 def _check_fields(tp: Any) -> None:
     if not isinstance(tp, type):
+        origin = get_origin(tp)
+        if (origin is dict or origin is Mapping) and get_args(tp) not in ((), (str, Any)):
+            # ``dict[str, T]``: the parameters' Builder refuses it with a message, which
+            # costs more to write than the rest of the inference and would be discarded.
+            raise _Undescribed
         return
     if te.is_typeddict(tp):
         hints = te.get_type_hints(tp, include_extras=True)
@@ -74,7 +80,7 @@ def infer_output(tool: str, hints: dict[str, Any]) -> tuple[dict[str, Any], Vali
     from pedelec._output import compile_output_schema
 
     annotation = hints.get("return")
-    if annotation is None or annotation is type(None) or isinstance(annotation, Unresolved | str):
+    if annotation is None or annotation is type(None) or isinstance(annotation, (Unresolved, str)):
         return None
     if annotation is Any or annotation is object:
         return None
