@@ -298,7 +298,7 @@ async def bench_async(settings: Settings) -> tuple[list[Target], float, float]:
         higher_is_better=False,
     )
     print(f"## The sync-handler hand-off under `await dispatch` (`{tool.name}`, ns per call)\n")
-    print("Measured side by side: each repeat runs a batch of every row in turn. The last three")
+    print("Measured side by side: each repeat runs a batch of every row in turn. The last four")
     print("rows are for reading the hand-off: `run_in_executor` under a deadline as a dispatch")
     print("has one (`asyncio.wait_for`), the session's pool of threads alone, the pool with the")
     print("call's deadline kept as a dispatch keeps it (an entry under the loop's one timer,")
