@@ -157,3 +157,30 @@ def test_the_timer_left_after_the_last_call_fires_once_and_arms_nothing(count: i
         return box.sizes()
 
     assert asyncio.run(main()) == (0, 0)
+
+
+class Broken:
+    def expire(self) -> None:
+        raise RuntimeError("cannot expire")
+
+
+def test_a_call_whose_expiry_raises_is_logged_and_the_calls_due_with_it_still_expire(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log: list[str] = []
+
+    async def main() -> tuple[int, int]:
+        loop = asyncio.get_running_loop()
+        box = Deadlines()
+        when = loop.time() + 0.01
+        box.add(loop, when, Broken())
+        box.add(loop, when, Recorder("after the broken one", log))
+        box.add(loop, when + 0.02, Recorder("later", log))
+        await asyncio.sleep(0.1)
+        return box.sizes()
+
+    assert asyncio.run(main()) == (0, 0)
+    assert log == ["after the broken one", "later"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "pedelec: expiring a call at its deadline raised"
+    ]

@@ -109,7 +109,14 @@ class Deadlines:
         if heap:
             self._arm(loop, heap[0][0])
         for call in due:
-            call.expire()
+            # Each due call is expired even if one before it fails: a call left unexpired
+            # would wait past its deadline for good.
+            try:
+                call.expire()
+            except Exception as exc:
+                from pedelec._session.events import log_error
+
+                log_error("pedelec: expiring a call at its deadline raised", exc=exc)
 
 
 _by_loop: Any = None
