@@ -504,3 +504,31 @@ def test_a_job_that_finishes_after_its_loop_closed_leaves_the_worker_serving() -
         assert (job.result(), follow.result(), future.done()) == (True, "still serving", False)
     finally:
         workers.close()
+
+
+def test_mixed_deadlines_under_load_each_call_gets_its_own_outcome_and_none_is_left_pending(
+    stuck: Stuck,
+) -> None:
+    # Agent-chosen timeouts in any order share the loop's one deadline timer: overrunning
+    # calls with 100-300 ms deadlines (by timeoutMs) interleaved with quick ones, all at once.
+    from pedelec._session.deadlines import deadlines_of
+
+    session = stuck_session(stuck, max_workers=32, limits=Limits(max_abandoned_threads=16))
+    plan = [("stuck", 300), ("fast", None), ("stuck", 100), ("fast", None), ("stuck", 200)] * 4
+
+    async def main() -> tuple[list[Any], tuple[int, int]]:
+        calls = [
+            session.dispatch(tool, {} if ms is None else {"timeoutMs": ms}) for tool, ms in plan
+        ]
+        results = await asyncio.gather(*calls)
+        return results, deadlines_of(asyncio.get_running_loop()).sizes()
+
+    results, (pending, _) = asyncio.run(main())
+    for (tool, ms), result in zip(plan, results, strict=True):
+        if ms is None:
+            assert result.error is None and result.value.startswith("pedelec-")
+        else:
+            timeout_of(result, tool, ms)
+    assert (pending, session.status) == (0, "idle")
+    stuck.release.set()
+    session.end()
