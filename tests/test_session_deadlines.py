@@ -74,7 +74,7 @@ def test_husks_of_returned_calls_are_swept_so_the_heap_follows_the_calls_in_flig
     assert after == (0,)
 
 
-def test_sessions_with_a_timeout_each_share_the_loops_one_timer_and_still_time_out() -> None:
+def test_calls_with_a_timeout_share_the_loops_one_timer_and_still_time_out() -> None:
     session = Session()
 
     @session.tool(timeout_ms=50)
