@@ -1,10 +1,11 @@
 """The deadlines of the calls awaited on one event loop, under one timer.
 
-A timer per call (``loop.call_at``, cancelled when the call returns) costs a call handed to a
-worker thread 8-27 µs on the machine of ``docs/performance.md``, far more than its own few
-microseconds of work (``benchmarks/bench_dispatch.py``, the hand-off table). So the calls of a
-loop share one timer, armed for the earliest deadline and re-armed for the next one when it
-fires: calls that all have the same timeout arm it once per timeout, not once per call.
+A timer per call (``loop.call_at``, cancelled when the call returns) added 8-27 µs to a call
+handed to a worker thread in one-off scripts on the machine of ``docs/performance.md``, far
+more than its own few microseconds of work (the hand-off table of
+``benchmarks/bench_dispatch.py`` reads the two ways within its noise). So the calls of a loop
+share one timer, armed for the earliest deadline and re-armed for the next one when it fires:
+calls that all have the same timeout arm it once per timeout, not once per call.
 
 A call that returns leaves a husk in the heap, swept once husks are more than half of it, so
 the heap holds at most about twice the calls in flight. The timer left armed after the last
@@ -71,7 +72,7 @@ class Deadlines:
             self._dead = 0
 
     def sizes(self) -> tuple[int, int]:
-        """(calls that may still expire, entries held): for tests and benchmarks."""
+        """(calls that may still expire, entries held): for tests."""
         return sum(1 for e in self._heap if e[2] is not None), len(self._heap)
 
     def _arm(self, loop: Any, when: float) -> None:

@@ -69,9 +69,10 @@ class Job:
     The part of ``concurrent.futures.Future`` the runner uses (``cancel``, ``done``,
     ``cancelled``, ``result``, ``exception``, ``add_done_callback``), guarded by the pool's lock.
     A job submitted for an event loop also carries that loop's future, which the worker settles
-    with one ``call_soon_threadsafe``: awaiting a ``Future`` through ``asyncio.wrap_future``
-    chains two futures, each with its own callbacks and lock, and costs about half the hand-off
-    (``benchmarks/bench_dispatch.py``).
+    with one ``call_soon_threadsafe``. Awaiting a ``Future`` through ``asyncio.wrap_future``
+    chains two futures, each with its own callbacks and lock: with it the pool alone read about
+    ``run_in_executor``, without it 0.48-0.57x (``benchmarks/bench_dispatch.py``, the hand-off
+    table, in ``docs/performance.md``).
     """
 
     __slots__ = (
@@ -86,7 +87,13 @@ class Job:
         "target",
     )
 
-    def __init__(self, lock: Any, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    def __init__(
+        self,
+        lock: Any,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        target: tuple[Any, Any] | None,
+    ) -> None:
         self.lock = lock
         self.fn = fn
         self.args = args
@@ -95,7 +102,7 @@ class Job:
         self.outcome: Any = None
         self.error: BaseException | None = None
         self.callbacks: list[Callable[[Job], object]] = []
-        self.target: tuple[Any, Any] | None = None  # (loop, its future) that waits for this
+        self.target = target  # (loop, its future) that waits for this, if any
 
     def cancel(self) -> bool:
         """Cancel the job unless a worker took it: True when it will never run."""
@@ -293,8 +300,7 @@ class _Pool:
     def submit(
         self, fn: Callable[..., Any], args: tuple[Any, ...], target: tuple[Any, Any] | None
     ) -> Job:
-        job = Job(self.lock, fn, args)
-        job.target = target
+        job = Job(self.lock, fn, args, target)
         with self.lock:
             if self.closed:
                 raise Refused(0, RuntimeError("the session's workers were shut down"))

@@ -43,6 +43,7 @@ than one"; the rule guarantees that a value written for one member never matches
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, final
@@ -321,7 +322,7 @@ def _parameters(fn: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
     return listed
 
 
-_FunctionType: Final = type(_parameters)
+_FunctionType: Final = types.FunctionType
 _CO_VARARGS: Final = inspect.CO_VARARGS
 _CO_VARKEYWORDS: Final = inspect.CO_VARKEYWORDS
 #: Attributes with which ``inspect.signature`` reads a function otherwise than from its code.

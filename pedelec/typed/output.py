@@ -19,8 +19,7 @@ Pass ``output_schema=`` to give such a tool one, or to replace the inferred one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, get_args, get_origin
+from typing import TYPE_CHECKING, Any
 
 import typing_extensions as te
 
@@ -47,14 +46,14 @@ class _OutputBuilder(Builder):
         _check_fields(tp)
         return super().shape(tp)
 
+    def _free_object(self, tp: Any, origin: Any) -> Exception:
+        # No schema, and no message: writing one costs more than the rest of the inference
+        # (``annotation_label`` twice), and it would be discarded.
+        return _Undescribed()
+
 
 def _check_fields(tp: Any) -> None:
     if not isinstance(tp, type):
-        origin = get_origin(tp)
-        if (origin is dict or origin is Mapping) and get_args(tp) not in ((), (str, Any)):
-            # ``dict[str, T]``: the parameters' Builder refuses it with a message, which
-            # costs more to write than the rest of the inference and would be discarded.
-            raise _Undescribed
         return
     if te.is_typeddict(tp):
         hints = te.get_type_hints(tp, include_extras=True)

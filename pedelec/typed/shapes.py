@@ -160,16 +160,21 @@ class Builder:
             )
         if origin in _OBJECT_ORIGINS:
             if args and (args[0] is not str or args[1] is not Any):
-                raise self.fail(
-                    f"{annotation_label(tp)} is not supported: the subset cannot constrain the values of "
-                    f"a free-form object; use a TypedDict, or {annotation_label(origin)}[str, Any] for any object"
-                )
+                raise self._free_object(tp, origin)
             return Shape({"type": "object"}, None, None, annotation_label(tp))
         if origin in _CONTAINER_HINTS:
             raise self.fail(f"{annotation_label(tp)} is not supported; {_CONTAINER_HINTS[origin]}")
         if origin in (te.Required, te.NotRequired, te.ReadOnly):
             raise self.fail(f"{annotation_label(tp)} is only meaningful on a TypedDict field")
         return self._unsupported(tp)
+
+    def _free_object(self, tp: Any, origin: Any) -> Exception:
+        """The refusal of an object whose values are typed (``dict[str, int]``): the subset
+        cannot constrain them."""
+        return self.fail(
+            f"{annotation_label(tp)} is not supported: the subset cannot constrain the values of "
+            f"a free-form object; use a TypedDict, or {annotation_label(origin)}[str, Any] for any object"
+        )
 
     # -- kinds
 
