@@ -55,7 +55,7 @@ from pedelec.errors import INVALID_INPUT, PedelecError
 from pedelec.limits import DEFAULT_MAX_PATTERN_LENGTH
 from pedelec.typed.convert import Convert
 from pedelec.typed.docstrings import parse_docstring
-from pedelec.typed.hints import Unresolved, resolve_hints, strip_none
+from pedelec.typed.hints import MAX_WRAPPED, Unresolved, resolve_hints, strip_none
 from pedelec.typed.output import infer_output
 from pedelec.typed.shapes import Builder
 
@@ -281,7 +281,7 @@ def _parameters(fn: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
         TypeError, ValueError: from ``inspect.signature``, for a callable it cannot read.
     """
     inner: Any = fn
-    for _ in range(_MAX_WRAPPED):
+    for _ in range(MAX_WRAPPED):
         if type(inner) is not _FunctionType:
             break
         attributes = inner.__dict__
@@ -327,8 +327,6 @@ _CO_VARARGS: Final = inspect.CO_VARARGS
 _CO_VARKEYWORDS: Final = inspect.CO_VARKEYWORDS
 #: Attributes with which ``inspect.signature`` reads a function otherwise than from its code.
 _SIGNED: Final = frozenset({"__signature__", "_partialmethod"})
-#: Wrappers followed before ``inspect.signature`` takes over (as ``hints._MAX_WRAPPED``).
-_MAX_WRAPPED: Final = 16
 
 
 def _annotated_callable(fn: Callable[..., Any]) -> Any:

@@ -31,8 +31,9 @@ class Unresolved(NamedTuple):
 _CTX_TEXT: Final = re.compile(r"(?:[\w.]+\.)?ToolCallContext(?:\s*\|\s*None)?")
 
 
-#: Wrappers followed to the wrapped function's globals before ``get_type_hints`` takes over.
-_MAX_WRAPPED: Final = 16
+#: Wrappers followed to the wrapped function before ``get_type_hints`` (here) or
+#: ``inspect.signature`` (``typed._parameters``) takes over.
+MAX_WRAPPED: Final = 16
 
 #: Compiled annotation strings (``from __future__ import annotations``): the same few texts
 #: ("int", "list[str]", …) recur across tools, and compiling them is most of evaluating them.
@@ -51,7 +52,7 @@ def _plain_hints(target: Any) -> dict[str, Any] | None:
     # The globals get_type_hints reads names in: those of the innermost ``__wrapped__``
     # function, for a wrapper made by ``functools.wraps`` (the annotations are the wrapper's).
     inner: Any = target
-    for _ in range(_MAX_WRAPPED):
+    for _ in range(MAX_WRAPPED):
         if not hasattr(inner, "__wrapped__"):
             break
         inner = inner.__wrapped__
