@@ -20,7 +20,7 @@ import weakref
 from _thread import allocate_lock
 from collections.abc import Callable, Iterable, Mapping
 from time import monotonic
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pedelec import _result
 from pedelec._args import call_timeout, coerce_json_text, unknown_args
@@ -30,7 +30,7 @@ from pedelec._handlers import HandlerSpec
 from pedelec._json import NotJsonError, clone_json, parse_json_args
 from pedelec._json.wire import SAFE_INT
 from pedelec._output import check_result
-from pedelec._result import ToolResult, next_request_number, ok
+from pedelec._result import ToolResult, _new, next_request_number
 from pedelec._session.approval import Approvals, Approving, check_approver
 from pedelec._session.concurrency import Slots, check_max_concurrency
 from pedelec._session.declaring import Declaring
@@ -58,7 +58,24 @@ __all__ = ["Session", "SessionStatus", "ToolCall", "ToolCallContext", "ToolResul
 #: call's timeout. A plain tuple, not a class: it is built once per call on the hot path.
 Admission: TypeAlias = tuple[Entry, dict[str, Any], HandlerSpec, int]
 
-_modules: Final = sys.modules
+
+def _loop_once_imported() -> object:
+    """The thread's running event loop, or ``None``: ``dispatch_sync``'s check, asked through
+    ``_running_loop`` so that ``import pedelec`` does not import ``asyncio``.
+
+    Until ``asyncio`` is imported no loop can be running. Once it is, its own getter takes this
+    function's place, and the check is one C call.
+    """
+    aio = sys.modules.get("asyncio")
+    getter = getattr(aio, "_get_running_loop", None)  # None too while asyncio is half imported
+    if getter is None:
+        return None
+    global _running_loop
+    _running_loop = getter
+    return getter()
+
+
+_running_loop: Callable[[], object] = _loop_once_imported
 
 
 class Session(Declaring, Observing, Approving):
@@ -178,6 +195,8 @@ class Session(Declaring, Observing, Approving):
         slots = None if max_concurrency is None else Slots(max_concurrency)
         #: True while no call needs more than admission and its runner (no middleware, no cap).
         self._plain = slots is None
+        self._quick: dict[str, tuple[Entry, HandlerSpec]] | None = None
+        self._requick()
         self._flow = Flow(
             self._runner, lock, slots, limits, _plain_setter(self), max_workers or default_workers()
         )
@@ -224,6 +243,7 @@ class Session(Declaring, Observing, Approving):
     @reject_unknown_args.setter
     def reject_unknown_args(self, value: bool) -> None:
         self._reject_unknown = bool(value)
+        self._requick()
 
     @property
     def lenient_json_args(self) -> bool:
@@ -344,53 +364,112 @@ class Session(Declaring, Observing, Approving):
             >>> session.dispatch_sync("double", {"n": "21"}).error.message
             'Invalid arguments for tool "double": /n: expected integer, got string "21" (type). Correct the arguments and call the tool again.'
         """
-        aio = _modules.get("asyncio")
-        if aio is not None and aio._get_running_loop() is not None:
+        if _running_loop() is not None:
             raise RuntimeError(
                 "Session.dispatch_sync() was called from a thread that is running an event "
                 "loop, where it would block that loop; use `await session.dispatch(...)` "
                 "instead."
             )
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        prepared = self._prepare(name, args, rid, _owned)
-        if type(prepared) is ToolResult:
-            return prepared
-        entry, args, spec, timeout_ms = prepared
-        if not entry.plain:
-            held = self._approvals.gate_sync(entry, args, rid, turn_id, timeout_ms)
-            if held is not None:
-                return held
-        name = entry.name
         runner = self._runner
-        result: ToolResult
-        if not self._plain:
-            result = self._flow.run_sync(prepared, rid, turn_id, self._sync_worker)
-            return result if entry.plain else self._checked(entry, result)
-        if spec.is_async:
-            result = private_loop().run_until_complete(
-                runner.run_async(name, rid, spec, args, turn_id, timeout_ms)
-            )
-            return result if entry.plain else self._checked(entry, result)
-        if self._sync_worker:
-            result = runner.run_blocking(name, rid, spec, args, turn_id, timeout_ms)
-            return result if entry.plain else self._checked(entry, result)
-        # The inline runner: a sync handler runs here, in the calling thread. This block is the
-        # whole overhead of a trivial call, so it is written out rather than split into helpers.
+        quick = self._quick
+        got: Any = False
+        if quick is not None and not runner.ended and not _owned:
+            try:
+                hit = quick.get(name)
+            except TypeError:  # an unhashable "name": admission reports it
+                hit = None
+            if hit is not None:
+                # A tool of the quick table (``Registry.quick``): the validating copy is all of
+                # admission its usual call needs (see ``_prepare``), unless it has a timeoutMs.
+                entry, spec = hit
+                got = entry.validator._copy(args, self._max_depth, self._room)
+        if got is not False and "timeoutMs" not in got[0]:
+            args = got[0]
+            timeout_ms = entry.timeout_ms
+        else:
+            prepared = self._prepare(name, args, rid, _owned)
+            if type(prepared) is ToolResult:
+                return prepared
+            entry, args, spec, timeout_ms = prepared
+            if not entry.plain:
+                held = self._approvals.gate_sync(entry, args, rid, turn_id, timeout_ms)
+                if held is not None:
+                    return held
+            result: ToolResult
+            if not self._plain:
+                result = self._flow.run_sync(prepared, rid, turn_id, self._sync_worker)
+                return result if entry.plain else self._checked(entry, result)
+            if spec.is_async:
+                result = private_loop().run_until_complete(
+                    runner.run_async(entry.name, rid, spec, args, turn_id, timeout_ms)
+                )
+                return result if entry.plain else self._checked(entry, result)
+            if self._sync_worker:
+                result = runner.run_blocking(entry.name, rid, spec, args, turn_id, timeout_ms)
+                return result if entry.plain else self._checked(entry, result)
+        name = entry.name
+        # The inline runner: a sync handler runs here, in the calling thread. Its usual case, a
+        # handler of (args) alone in a session whose status nobody watches, is the whole
+        # overhead of a trivial call, so it is written out rather than split into helpers.
+        fn = spec.args_only
+        if fn is not None and not runner.events.status:
+            running = runner.running
+            running.append(None)  # atomic: end() and the status count the running calls
+            try:
+                raised = None
+                start = monotonic()
+                try:
+                    value = fn(args)
+                except BaseException as exc:  # the one boundary: settle decides what it means
+                    if isinstance(exc, PASSED):
+                        raise
+                    value, raised = None, exc
+                late = monotonic() - start > timeout_ms / 1000 or runner.ended
+                if (
+                    not late
+                    and raised is None
+                    and entry.plain
+                    and (value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT))
+                ):
+                    # settle's first case, without the calls: a result no wire rule or size
+                    # bound can touch (text and big ints go through settle, which checks them).
+                    # ``ok()`` written out: its call is a tenth of this path.
+                    done: ToolResult = _new(ToolResult)
+                    done.tool = name
+                    done._rid = rid
+                    done.value = value
+                    done.error = None
+                    return done
+                return self._settled(entry, rid, value, raised, timeout_ms, None, late)
+            finally:
+                running.pop()
+        return self._run_inline(entry, spec, args, rid, turn_id, timeout_ms)
+
+    def _run_inline(
+        self,
+        entry: Entry,
+        spec: HandlerSpec,
+        args: dict[str, Any],
+        rid: str | int,
+        turn_id: str | None,
+        timeout_ms: int,
+    ) -> ToolResult:
+        """The inline runner for the rest: a handler that takes ``ctx``, or a session whose
+        status someone watches (its first and last running call emit ``busy`` and ``idle``)."""
+        runner = self._runner
+        name = entry.name
         fn = spec.args_only
         ctx = None
         value: Any = None
         raised: BaseException | None = None
-        watched = runner.events.status  # the subscribers, a tuple: empty (false) when none
-        if watched:
-            runner.enter()
-        else:
-            runner.running.append(None)
+        runner.enter()
         try:
             start = monotonic()
             if fn is not None:
                 try:
                     value = fn(args)
-                except BaseException as exc:  # the one boundary: settle decides what it means
+                except BaseException as exc:
                     if isinstance(exc, PASSED):
                         raise
                     raised = exc
@@ -409,24 +488,27 @@ class Session(Declaring, Observing, Approving):
                     raised = exc
                 finally:
                     del live[ctx]
-            overdue = None
-            if monotonic() - start > timeout_ms / 1000 or runner.ended:
-                overdue = Overdue(timeout_ms, ctx, runner.ended)
-            elif (
-                raised is None
-                and entry.plain
-                and (value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT))
-            ):
-                # settle's first case, without the calls: a result no wire rule or size bound
-                # can touch (text and big ints go through settle, which checks them)
-                return ok(name, rid, value)
-            result = settle(name, rid, value, raised, runner.events, overdue)
-            return result if entry.plain else self._checked(entry, result)
+            late = monotonic() - start > timeout_ms / 1000 or runner.ended
+            return self._settled(entry, rid, value, raised, timeout_ms, ctx, late)
         finally:
-            if watched:
-                runner.leave()
-            else:
-                runner.running.pop()
+            runner.leave()
+
+    def _settled(
+        self,
+        entry: Entry,
+        rid: str | int,
+        value: Any,
+        raised: BaseException | None,
+        timeout_ms: int,
+        ctx: ToolCallContext | None,
+        late: bool,
+    ) -> ToolResult:
+        """The result of an inline call: ``settle`` (told when it ran late or past ``end()``),
+        then the output schema's check for a tool that has one."""
+        runner = self._runner
+        overdue = Overdue(timeout_ms, ctx, runner.ended) if late else None
+        result = settle(entry.name, rid, value, raised, runner.events, overdue)
+        return result if entry.plain else self._checked(entry, result)
 
     async def dispatch(
         self,
@@ -493,6 +575,12 @@ class Session(Declaring, Observing, Approving):
                 entry.name, rid, spec, args, turn_id, timeout_ms
             )
         return result if entry.plain else self._checked(entry, result)
+
+    def _requick(self) -> None:
+        """Let ``dispatch_sync`` use the registry's quick table, or not, after a setting changed:
+        only while a call needs no middleware, no cap, no worker and no check of unknown args."""
+        inline = self._plain and not self._sync_worker and not self._reject_unknown
+        self._quick = self._registry.quick if inline else None
 
     def _checked(self, entry: Entry, result: ToolResult) -> ToolResult:
         """``result``, checked against the tool's output schema (a tool that is not plain)."""
@@ -633,6 +721,7 @@ def _plain_setter(session: Session) -> Callable[[bool], None]:
         live = ref()
         if live is not None:
             live._plain = plain
+            live._requick()
 
     return set_plain
 

@@ -3,6 +3,11 @@
 Writes take the lock; reads do not (a dict lookup is atomic), so the dispatcher's ``get`` is the
 dict's own ``get``. An entry keeps the tool's inline handler, the *named* handler attached later
 with ``on_tool(name)`` (it wins), and the registry keeps the one fallback handler.
+
+Beside the tools, the registry keeps ``quick``: the tools whose usual call needs nothing of
+admission but the validating copy, each with the sync handler it would run. Every write updates
+it under the lock, so ``Session.dispatch_sync`` can take a call from the table to its handler
+without asking the entry again what applies.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ class Entry:
 class Registry:
     """The declared tools of one session, in declaration order, and the fallback handler."""
 
-    __slots__ = ("_lock", "_pattern_limit", "_result_limit", "_tools", "fallback", "get")
+    __slots__ = ("_lock", "_pattern_limit", "_result_limit", "_tools", "fallback", "get", "quick")
 
     def __init__(
         self, lock: Any, max_pattern_length: int, max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES
@@ -84,6 +89,23 @@ class Registry:
         self.fallback: HandlerSpec | None = None
         #: The entry of a tool name, or ``None`` (raises ``TypeError`` for an unhashable name).
         self.get: Final[Callable[[Any], Entry | None]] = self._tools.get
+        #: ``name -> (entry, handler)`` for each tool with no per-call extra (``Entry.plain``), no
+        #: typed preparation of its args, and a sync handler: its usual call is admitted by the
+        #: validating copy alone (the session still checks ``timeoutMs`` and its own settings).
+        self.quick: Final[dict[str, tuple[Entry, HandlerSpec]]] = {}
+
+    def _requick(self, entry: Entry) -> None:
+        """Put ``entry`` in ``quick`` or take it out, after a write changed it (lock held)."""
+        spec = entry.named or entry.inline or self.fallback
+        if spec is not None and not spec.is_async and entry.plain and entry.prepare is None:
+            self.quick[entry.name] = (entry, spec)
+        else:
+            self.quick.pop(entry.name, None)
+
+    def _requick_all(self) -> None:
+        """``_requick`` every entry: the fallback, which any of them may run, changed."""
+        for entry in self._tools.values():
+            self._requick(entry)
 
     def add(self, definition: ToolDefinition[Any, Any]) -> None:
         """Register a tool; its schema is recompiled when the session bounds patterns differently.
@@ -104,6 +126,7 @@ class Registry:
         with self._lock:
             if entry.name not in self._tools:
                 self._tools[entry.name] = entry
+                self._requick(entry)
                 return
         raise duplicate(entry.name)
 
@@ -132,7 +155,9 @@ class Registry:
     def attach(self, name: str, spec: HandlerSpec) -> None:
         """Make ``spec`` the named handler of the declared tool ``name``."""
         with self._lock:
-            self._tools[name].named = spec
+            entry = self._tools[name]
+            entry.named = spec
+            self._requick(entry)
 
     def detach(self, name: str, handler: Callable[..., Any]) -> bool:
         """Remove ``handler`` from ``name`` if it is the current one (named first, then inline)."""
@@ -142,21 +167,25 @@ class Registry:
                 return False
             if entry.named is not None and entry.named.source == handler:
                 entry.named = None
+                self._requick(entry)
                 return True
             if entry.named is None and entry.inline is not None and entry.inline.source == handler:
                 entry.inline = None
+                self._requick(entry)
                 return True
         return False
 
     def set_fallback(self, spec: HandlerSpec) -> None:
         with self._lock:
             self.fallback = spec
+            self._requick_all()
 
     def remove_fallback(self, handler: Callable[..., Any]) -> bool:
         """Remove the fallback handler if ``handler`` is the current one."""
         with self._lock:
             if self.fallback is not None and self.fallback.source == handler:
                 self.fallback = None
+                self._requick_all()
                 return True
         return False
 

@@ -1,0 +1,280 @@
+"""The quick path of ``dispatch_sync``: a tool of the registry's quick table whose call passes
+the validating copy skips the rest of admission. Every setting and every registration that
+changes what a call needs must take it off that path at once.
+
+Each test first makes the path live (the validator's code generated, calls answered), then
+changes one thing and checks the next call's whole result. The table itself is checked too:
+which tools are in it, and whether the session uses it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from pedelec import Session, compile_schema
+from pedelec._context import ToolCallContext
+from pedelec.session import ToolCall
+
+LEVEL: Any = {
+    "type": "object",
+    "properties": {"level": {"type": "integer", "minimum": 0, "maximum": 100}},
+    "required": ["level"],
+}
+OUT: Any = {"type": "integer"}
+
+
+def quick_session(**options: Any) -> tuple[Session, list[Any]]:
+    """A session with ``set`` (an args-only handler) and ``bare`` (no handler), warmed."""
+    bare = {"name": "bare", "description": "No handler yet.", "argsSchema": LEVEL}
+    session = Session([bare], **options)
+    seen: list[Any] = []
+
+    @session.on_tool("set", description="Set the level.", schema=LEVEL)
+    def set_level(args: dict[str, Any]) -> int:
+        seen.append(args)
+        return int(args["level"])
+
+    compile_schema(LEVEL)._generate()  # the generated copier: the quick path is live
+    assert session.dispatch_sync("set", {"level": 1}).value == 1
+    seen.clear()
+    return session, seen
+
+
+def test_the_table_holds_the_tools_whose_usual_call_needs_only_the_copy() -> None:
+    session, _ = quick_session()
+
+    @session.on_tool("out", description="Has an output schema.", schema=LEVEL, output_schema=OUT)
+    def out(args: dict[str, Any]) -> int:
+        return 1
+
+    @session.on_tool("ask", description="Needs approval.", schema=LEVEL, requires_approval=True)
+    def ask(args: dict[str, Any]) -> int:
+        return 1
+
+    @session.on_tool("later", description="Async.", schema=LEVEL)
+    async def later(args: dict[str, Any]) -> int:
+        return 1
+
+    @session.tool
+    def typed(level: int) -> int:
+        """A typed tool: its args are prepared for the call."""
+        return level
+
+    @session.on_tool("with_ctx", description="Takes ctx.", schema=LEVEL)
+    def with_ctx(args: dict[str, Any], ctx: ToolCallContext) -> str:
+        return ctx.tool_name
+
+    registry = session._registry
+    assert sorted(registry.quick) == ["set", "with_ctx"]
+    assert registry.quick["set"] == (registry.get("set"), registry.get("set").inline)
+    assert session._quick is registry.quick
+
+
+@pytest.mark.parametrize(
+    ("options", "uses_table"),
+    [
+        ({}, True),
+        ({"max_concurrency": 2}, False),
+        ({"sync_dispatch": "worker"}, False),
+        ({"reject_unknown_args": True}, False),
+        ({"lenient_json_args": True}, True),
+    ],
+)
+def test_the_session_uses_the_table_only_when_its_settings_add_nothing(
+    options: dict[str, Any], uses_table: bool
+) -> None:
+    session, seen = quick_session(**options)
+    assert (session._quick is session._registry.quick) is uses_table
+    assert session.dispatch_sync("set", {"level": 7, "extra": 1}).to_json() == (
+        7
+        if not options.get("reject_unknown_args")
+        else {
+            "error": {
+                "code": "TOOL_ARGS_INVALID",
+                "message": 'Invalid arguments for tool "set": (root): unknown property "extra"; '
+                'declared properties are "level" (additionalProperties). Correct the arguments '
+                "and call the tool again.",
+                "details": {
+                    "tool": "set",
+                    "errors": [
+                        {
+                            "path": "",
+                            "keyword": "additionalProperties",
+                            "message": 'unknown property "extra"; declared properties are "level"',
+                        }
+                    ],
+                },
+            }
+        }
+    )
+    assert seen == ([] if options.get("reject_unknown_args") else [{"level": 7, "extra": 1}])
+    session.end()
+
+
+def test_middleware_added_after_quick_calls_runs_and_stops_when_removed() -> None:
+    session, seen = quick_session()
+    calls: list[str] = []
+
+    def note(call: ToolCall, call_next: Any) -> Any:
+        calls.append(call.tool)
+        return call_next(call)
+
+    remove = session.use(note)
+    assert session._quick is None
+    assert session.dispatch_sync("set", {"level": 2}).value == 2
+    assert calls == ["set"]
+    remove()
+    assert session._quick is session._registry.quick
+    assert session.dispatch_sync("set", {"level": 3}).value == 3
+    assert calls == ["set"]
+    assert seen == [{"level": 2}, {"level": 3}]
+
+
+def test_reject_unknown_args_set_later_applies_to_the_next_call() -> None:
+    session, seen = quick_session()
+    assert session.dispatch_sync("set", {"level": 4, "levle": 5}).value == 4
+    session.reject_unknown_args = True
+    refused = session.dispatch_sync("set", {"level": 4, "levle": 5})
+    assert refused.error is not None
+    assert refused.error.message == (
+        'Invalid arguments for tool "set": (root): unknown property "levle"; did you mean '
+        '"level"? (additionalProperties). Correct the arguments and call the tool again.'
+    )
+    session.reject_unknown_args = False
+    assert session.dispatch_sync("set", {"level": 4, "levle": 5}).value == 4
+    assert seen == [{"level": 4, "levle": 5}, {"level": 4, "levle": 5}]
+
+
+def test_a_named_handler_attached_later_wins_and_detaching_it_restores_the_inline_one() -> None:
+    session, _ = quick_session()
+
+    def named(args: dict[str, Any]) -> str:
+        return "named"
+
+    session.on_tool("set")(named)
+    assert session.dispatch_sync("set", {"level": 5}).value == "named"
+    assert session._registry.quick["set"][1].source is named
+    assert session.off_tool("set", named) is True
+    assert session.dispatch_sync("set", {"level": 5}).value == 5
+
+
+def test_an_async_named_handler_takes_the_tool_off_the_table() -> None:
+    session, _ = quick_session()
+
+    async def later(args: dict[str, Any]) -> str:
+        await asyncio.sleep(0)
+        return "async"
+
+    session.on_tool("set")(later)
+    assert "set" not in session._registry.quick
+    assert session.dispatch_sync("set", {"level": 5}).value == "async"
+    assert session.off_tool("set", later) is True
+    assert "set" in session._registry.quick
+    assert session.dispatch_sync("set", {"level": 5}).value == 5
+
+
+def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_removal() -> None:
+    session, _ = quick_session()
+    assert session.dispatch_sync("bare", {"level": 1}).error.code == "TOOL_HANDLER_NOT_FOUND"
+    assert "bare" not in session._registry.quick
+
+    def anything(tool: str, args: dict[str, Any], ctx: ToolCallContext) -> list[Any]:
+        return [tool, args["level"]]
+
+    session.on_any_tool(anything)
+    assert session._registry.quick["bare"][1].source is anything
+    assert session.dispatch_sync("bare", {"level": 1}).value == ["bare", 1]
+    assert session.off_any_tool(anything) is True
+    assert "bare" not in session._registry.quick
+    assert session.dispatch_sync("bare", {"level": 1}).error.code == "TOOL_HANDLER_NOT_FOUND"
+
+
+def test_a_status_watcher_added_later_sees_the_quick_tools_calls() -> None:
+    session, _ = quick_session()
+    statuses: list[str] = []
+    session.on_status(statuses.append)
+    assert session.dispatch_sync("set", {"level": 6}).value == 6
+    assert statuses == ["waiting_tool_result", "idle"]
+
+
+def test_end_stops_the_quick_path() -> None:
+    session, seen = quick_session()
+    session.end()
+    assert session.dispatch_sync("set", {"level": 6}).to_json() == {
+        "error": {
+            "code": "SESSION_ENDED",
+            "message": 'The session has ended; tool "set" was not run.',
+            "details": {"tool": "set"},
+        }
+    }
+    assert seen == []
+
+
+def test_a_timeout_ms_argument_still_sets_the_calls_timeout() -> None:
+    session = Session()
+
+    @session.on_tool("slow", description="Sleeps.", schema=LEVEL)
+    def slow(args: dict[str, Any]) -> Any:
+        time.sleep(0.02)
+        return sorted(args)
+
+    compile_schema(LEVEL)._generate()
+    assert session.dispatch_sync("slow", {"level": 1}).value == ["level"]
+    late = session.dispatch_sync("slow", {"level": 1, "timeoutMs": 1})
+    assert late.error is not None
+    assert late.error.code == "TOOL_TIMEOUT"
+    assert session.dispatch_sync("slow", {"level": 1, "timeoutMs": 5000}).value == ["level"]
+
+
+def test_invalid_args_of_a_quick_tool_get_the_whole_error() -> None:
+    session, seen = quick_session()
+    assert session.dispatch_sync("set", {"level": 101}).to_json() == {
+        "error": {
+            "code": "TOOL_ARGS_INVALID",
+            "message": 'Invalid arguments for tool "set": /level: must be <= 100, got 101 '
+            "(maximum). Correct the arguments and call the tool again.",
+            "details": {
+                "tool": "set",
+                "errors": [
+                    {"path": "/level", "keyword": "maximum", "message": "must be <= 100, got 101"}
+                ],
+            },
+        }
+    }
+    assert session.dispatch_sync([], {"level": 1}).error.code == "TOOL_NOT_FOUND"
+    assert seen == []
+
+
+def test_quick_args_are_the_calls_own_and_results_carry_fresh_ids() -> None:
+    session, seen = quick_session()
+    args = {"level": 9}
+    first = session.dispatch_sync("set", args)
+    second = session.dispatch_sync("set", args, tool_request_id="given")
+    assert seen[0] == args and seen[0] is not args
+    assert first.tool_request_id.startswith("call_")
+    assert second.tool_request_id == "given"
+    assert first.tool_request_id != session.dispatch_sync("set", args).tool_request_id
+
+
+def test_a_raising_or_oddly_returning_quick_handler_is_settled() -> None:
+    session = Session()
+
+    @session.on_tool("boom", description="Raises.", schema=LEVEL)
+    def boom(args: dict[str, Any]) -> Any:
+        if args["level"] == 0:
+            raise ValueError("no zero")
+        return {"level": args["level"], "big": 2**60}
+
+    compile_schema(LEVEL)._generate()
+    failed = session.dispatch_sync("boom", {"level": 0})
+    assert failed.error is not None
+    assert (failed.error.code, failed.error.message) == (
+        "TOOL_HANDLER_ERROR",
+        'Tool "boom" failed: ValueError: no zero',
+    )
+    assert session.dispatch_sync("boom", {"level": 3}).value == {"level": 3, "big": 2**60}
+    assert session._runner.running == []
