@@ -17,7 +17,7 @@ import pytest
 
 from pedelec import Session, compile_schema
 from pedelec._context import ToolCallContext
-from pedelec.session import ToolCall
+from pedelec.session import ToolCall, ToolResult
 
 LEVEL: Any = {
     "type": "object",
@@ -25,6 +25,10 @@ LEVEL: Any = {
     "required": ["level"],
 }
 OUT: Any = {"type": "integer"}
+
+
+def code(result: ToolResult) -> str | None:
+    return None if result.error is None else result.error.code
 
 
 def quick_session(**options: Any) -> tuple[Session, list[Any]]:
@@ -66,11 +70,14 @@ def test_the_table_holds_the_tools_whose_usual_call_needs_only_the_copy() -> Non
 
     @session.on_tool("with_ctx", description="Takes ctx.", schema=LEVEL)
     def with_ctx(args: dict[str, Any], ctx: ToolCallContext) -> str:
-        return ctx.tool_name
+        return ctx.tool_request_id
 
     registry = session._registry
     assert sorted(registry.quick) == ["set", "with_ctx"]
-    assert registry.quick["set"] == (registry.get("set"), registry.get("set").inline)
+    entry = registry.get("set")
+    assert entry is not None
+    assert registry.quick["set"] == (entry, entry.inline)
+    assert session.dispatch_sync("with_ctx", {"level": 1}, tool_request_id="r1").value == "r1"
     assert session._quick is registry.quick
 
 
@@ -179,7 +186,7 @@ def test_an_async_named_handler_takes_the_tool_off_the_table() -> None:
 
 def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_removal() -> None:
     session, _ = quick_session()
-    assert session.dispatch_sync("bare", {"level": 1}).error.code == "TOOL_HANDLER_NOT_FOUND"
+    assert code(session.dispatch_sync("bare", {"level": 1})) == "TOOL_HANDLER_NOT_FOUND"
     assert "bare" not in session._registry.quick
 
     def anything(tool: str, args: dict[str, Any], ctx: ToolCallContext) -> list[Any]:
@@ -190,7 +197,7 @@ def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_remova
     assert session.dispatch_sync("bare", {"level": 1}).value == ["bare", 1]
     assert session.off_any_tool(anything) is True
     assert "bare" not in session._registry.quick
-    assert session.dispatch_sync("bare", {"level": 1}).error.code == "TOOL_HANDLER_NOT_FOUND"
+    assert code(session.dispatch_sync("bare", {"level": 1})) == "TOOL_HANDLER_NOT_FOUND"
 
 
 def test_a_status_watcher_added_later_sees_the_quick_tools_calls() -> None:
@@ -245,7 +252,7 @@ def test_invalid_args_of_a_quick_tool_get_the_whole_error() -> None:
             },
         }
     }
-    assert session.dispatch_sync([], {"level": 1}).error.code == "TOOL_NOT_FOUND"
+    assert code(session.dispatch_sync([], {"level": 1})) == "TOOL_NOT_FOUND"  # type: ignore[arg-type]
     assert seen == []
 
 
