@@ -169,6 +169,21 @@ def test_a_named_handler_attached_later_wins_and_detaching_it_restores_the_inlin
     assert session.dispatch_sync("set", {"level": 5}).value == 5
 
 
+def test_removing_the_inline_handler_takes_the_tool_off_the_table() -> None:
+    session, seen = quick_session()
+    handler = session._registry.quick["set"][1].source
+    assert session.off_tool("set", handler) is True
+    assert "set" not in session._registry.quick
+    assert session.dispatch_sync("set", {"level": 5}).to_json() == {
+        "error": {
+            "code": "TOOL_HANDLER_NOT_FOUND",
+            "message": 'Tool "set" has no handler registered, so it cannot be run.',
+            "details": {"tool": "set"},
+        }
+    }
+    assert seen == []
+
+
 def test_an_async_named_handler_takes_the_tool_off_the_table() -> None:
     session, _ = quick_session()
 
