@@ -10,10 +10,13 @@ which tools are in it, and whether the session uses it.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
+from test_hardening_properties import agent_args, check_result, examples, root_schemas, values_for
 
 from pedelec import Session, compile_schema
 from pedelec._context import ToolCallContext
@@ -300,3 +303,38 @@ def test_a_raising_or_oddly_returning_quick_handler_is_settled() -> None:
     )
     assert session.dispatch_sync("boom", {"level": 3}).value == {"level": 3, "big": 2**60}
     assert session._runner.running == []
+
+
+def recorder(seen: list[Any]) -> Any:
+    """An args-only handler that keeps what it was given."""
+
+    def t(args: dict[str, Any]) -> Any:
+        seen.append(args)
+        return {"got": sorted(args)}
+
+    return t
+
+
+@examples(150)
+@given(schema=root_schemas, data=st.data())
+def test_the_quick_path_answers_every_call_as_full_admission_does(
+    schema: dict[str, Any], data: Any
+) -> None:
+    # The same tool in a session that uses the table and in one that cannot (a cap makes every
+    # call go through admission and the flow): the same result for each call, and the same
+    # args reach each handler, never the caller's own objects.
+    values = [data.draw(values_for(schema) | agent_args, label="args") for _ in range(4)]
+    compile_schema(schema)._generate()
+    quick, full = Session(), Session(max_concurrency=10**6)
+    seen: dict[str, list[Any]] = {"quick": [], "full": []}
+    for label, session in (("quick", quick), ("full", full)):
+        session.on_tool("t", description="T.", schema=schema)(recorder(seen[label]))
+
+    assert quick._quick is quick._registry.quick and full._quick is None
+    for value in values:
+        first = quick.dispatch_sync("t", value, tool_request_id="same")
+        second = full.dispatch_sync("t", value, tool_request_id="same")
+        check_result(first)
+        assert first.to_json() == second.to_json()
+    assert seen["quick"] == seen["full"]
+    assert all(args is not value for args, value in itertools.product(seen["quick"], values))
