@@ -317,9 +317,7 @@ def recorder(seen: list[Any]) -> Any:
 
 @examples(150)
 @given(schema=root_schemas, data=st.data())
-def test_the_quick_path_answers_every_call_as_full_admission_does(
-    schema: dict[str, Any], data: Any
-) -> None:
+def test_the_quick_path_answers_every_call_as_full_admission_does(schema: Any, data: Any) -> None:
     # The same tool in a session that uses the table and in one that cannot (a cap makes every
     # call go through admission and the flow): the same result for each call, and the same
     # args reach each handler, never the caller's own objects.
