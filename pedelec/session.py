@@ -181,7 +181,7 @@ class Session(Declaring, Observing, Approving):
         self._room = limits.max_args_values - 1
         self._max_bytes = limits.max_args_bytes
         # One lock for registration, subscriptions and end(): each takes it only briefly.
-        lock = allocate_lock()
+        lock = self._lock = allocate_lock()
         self._registry = Registry(lock, limits.max_pattern_length, limits.max_result_bytes)
         self._events = Events(lock, limits.max_result_bytes)
         self._runner = Runner(
@@ -242,8 +242,9 @@ class Session(Declaring, Observing, Approving):
 
     @reject_unknown_args.setter
     def reject_unknown_args(self, value: bool) -> None:
-        self._reject_unknown = bool(value)
-        self._requick()
+        with self._lock:  # as the flow's changes, which also end in _requick
+            self._reject_unknown = bool(value)
+            self._requick()
 
     @property
     def lenient_json_args(self) -> bool:
@@ -578,7 +579,11 @@ class Session(Declaring, Observing, Approving):
 
     def _requick(self) -> None:
         """Let ``dispatch_sync`` use the registry's quick table, or not, after a setting changed:
-        only while a call needs no middleware, no cap, no worker and no check of unknown args."""
+        only while a call needs no middleware, no cap, no worker and no check of unknown args.
+
+        Called with the session's lock held (or from ``__init__``), so two settings changed at
+        once in two threads cannot leave the table in use after the one that turns it off.
+        """
         inline = self._plain and not self._sync_worker and not self._reject_unknown
         self._quick = self._registry.quick if inline else None
 

@@ -336,3 +336,37 @@ def test_the_quick_path_answers_every_call_as_full_admission_does(schema: Any, d
         assert first.to_json() == second.to_json()
     assert seen["quick"] == seen["full"]
     assert all(args is not value for args, value in itertools.product(seen["quick"], values))
+
+
+def test_settings_changed_from_two_threads_leave_the_table_as_the_last_state_says() -> None:
+    # reject_unknown_args and middleware both decide whether the table is used; each change
+    # recomputes that under the session's lock, so no interleaving can leave the table on
+    # while a middleware is in place (or off with nothing in place).
+    import threading
+
+    session, _ = quick_session()
+
+    def noop(call: ToolCall, call_next: Any) -> Any:
+        return call_next(call)
+
+    def toggle_reject() -> None:
+        for index in range(2000):
+            session.reject_unknown_args = index % 2 == 0
+        session.reject_unknown_args = False
+
+    def toggle_middleware() -> None:
+        for _ in range(2000):
+            session.use(noop)()
+
+    threads = [threading.Thread(target=toggle_reject), threading.Thread(target=toggle_middleware)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert session._quick is session._registry.quick
+    remove = session.use(noop)
+    session.reject_unknown_args = True
+    session.reject_unknown_args = False
+    assert session._quick is None
+    remove()
+    assert session._quick is session._registry.quick
