@@ -457,7 +457,8 @@ class Session(Declaring, Observing, Approving):
         timeout_ms: int,
     ) -> ToolResult:
         """The inline runner for the rest: a handler that takes ``ctx``, or a session whose
-        status someone watches (its first and last running call emit ``busy`` and ``idle``)."""
+        status someone watches (``Runner.enter``/``leave``: the first running call emits
+        ``waiting_tool_result``, the last ``idle``)."""
         runner = self._runner
         name = entry.name
         fn = spec.args_only
