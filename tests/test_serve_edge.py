@@ -7,6 +7,7 @@ test; most of each one's time is the MCP SDK's import.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -182,13 +183,22 @@ def raw_stdio_call(target: str, line: str) -> dict[str, Any]:
     try:
         proc.stdin.write(f"{text}{line}\n".encode())
         proc.stdin.flush()
+        # Read the pipe's descriptor, not the buffered file: one read may bring several lines,
+        # and a line left in the file's buffer would not wake select again.
+        fd = proc.stdout.fileno()
+        pending = b""
         deadline = time.monotonic() + 60
         while True:
-            ready, _, _ = select.select([proc.stdout], [], [], deadline - time.monotonic())
+            while b"\n" in pending:
+                head, pending = pending.split(b"\n", 1)
+                answer = json.loads(head)
+                if answer.get("id") == 7:
+                    return dict(answer)
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
             assert ready, "no answer within 60 s"
-            answer = json.loads(proc.stdout.readline())
-            if answer.get("id") == 7:
-                return dict(answer)
+            chunk = os.read(fd, 65536)
+            assert chunk, "the server closed its output before answering"
+            pending += chunk
     finally:
         try:
             _, err = proc.communicate(timeout=10)  # closes stdin: the server stops
