@@ -34,6 +34,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
+from time import monotonic
 from typing import Any, cast
 
 from timing import (
@@ -66,6 +67,8 @@ except ImportError as exc:
 import pedelec
 import pedelec.schema
 from pedelec import Session, ToolArgsSchema, ToolDefinition, define_tool
+from pedelec._json.wire import SAFE_INT
+from pedelec._result import ToolResult, _new, next_request_number
 from pedelec._session.deadlines import deadlines_of
 
 ONE_INTEGER = TOOLS[0]
@@ -95,6 +98,53 @@ class Never:
 
 def noop() -> None:
     """What ``run_in_executor`` runs in the hand-off comparison."""
+
+
+_running: list[None] = []
+_loop_getter = asyncio._get_running_loop
+_ended = False
+_handlers = {tool.name: handler for tool in TOOLS}
+
+
+def floor_call(name: str, args: dict[str, Any]) -> ToolResult:
+    """The steps every inline call of ``dispatch_sync`` takes by the contract, and nothing else:
+    the *floor* under the per-tool rows, timed to tell a miss that better code could close from
+    one it cannot. No validation and no copy; each step as cheap as Python allows.
+
+    The steps (``../shared/DESIGN.md`` §5 and §9): refuse a thread that runs an event loop; draw
+    the call's request id; answer an ended session (``SESSION_ENDED``) and find the tool
+    (``TOOL_NOT_FOUND``); look for a per-call ``timeoutMs``; count the call as running (the
+    status and ``end()`` read that count); read the clock before and after the handler and
+    compare with the timeout (an inline handler that overran is ``TOOL_TIMEOUT``); call the
+    handler inside the one exception boundary; check that the value is one the wire carries as
+    it is (``None`` or a bounded integer, as the workload's handler returns); build the
+    ``ToolResult``.
+    """
+    if _loop_getter() is not None:
+        raise RuntimeError("called from a thread that runs an event loop")
+    rid = next_request_number()
+    fn = None if _ended else _handlers.get(name)
+    if fn is None or "timeoutMs" in args:
+        raise AssertionError("the floor times the usual call only")
+    _running.append(None)
+    try:
+        start = monotonic()
+        try:
+            value = fn(args)
+        except BaseException as exc:
+            raise AssertionError("the workload's handler does not raise") from exc
+        if monotonic() - start > 60.0 or not (
+            value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT)
+        ):
+            raise AssertionError("a benchmark call ran late or returned an unusual value")
+        done: ToolResult = _new(ToolResult)
+        done.tool = name
+        done._rid = rid
+        done.value = value
+        done.error = None
+        return done
+    finally:
+        _running.pop()
 
 
 def define(
@@ -130,12 +180,16 @@ def bench_sync(settings: Settings, session: Session) -> tuple[list[Target], floa
     baseline = 0.0
     pydantic_ratios: list[float] = []
     rust_ratios: list[float] = []
+    floor_rows: list[list[str]] = []
+    floor_bounds: list[float] = []
     for tool in TOOLS:
         args = tool.valid_args
-        is_valid = generated(tool.schema).is_valid
+        validator = generated(tool.schema)
+        is_valid = validator.is_valid
         rust = jsonschema_rs.validator_for(tool.schema).is_valid
         validate = adapters[tool.name].validate_python
         expect("dispatch_sync", tool, session.dispatch_sync(tool.name, args))
+        expect("floor_call", tool, floor_call(tool.name, args))
         expect("pydantic", tool, handler(validate(args, strict=True)))
         try:
             validate(tool.invalid_args, strict=True)
@@ -145,11 +199,29 @@ def bench_sync(settings: Settings, session: Session) -> tuple[list[Target], floa
             raise SystemExit(f"pydantic accepts the invalid args of {tool.name}")
         if not rust(args) or rust(tool.invalid_args):
             raise SystemExit(f"jsonschema-rs gets the wrong verdicts on {tool.name}")
+        if validator._copy(args, session._max_depth, session._room)[0] != args:
+            raise SystemExit(f"the validating copy of {tool.name} is not equal to its args")
         space = {"v": is_valid, "r": rust, "p": validate, "h": handler, "a": args}
-        space |= {"d": session.dispatch_sync, "n": tool.name}
+        space |= {"d": session.dispatch_sync, "n": tool.name, "f": floor_call}
+        space |= {"c": validator._copy, "D": session._max_depth, "R": session._room}
         statements = ["v(a)", "v(a) and h(a)", "d(n, a)", "h(p(a, strict=True))", "r(a) and h(a)"]
-        alone, floor, sync, peer, rs = time_side_by_side(
+        statements += ["c(a, D, R)", "f(n, a)"]
+        alone, floor, sync, peer, rs, copying, steps = time_side_by_side(
             [(statement, space) for statement in statements], settings
+        )
+        best = copying + steps  # the validating copy, then the contract's steps: nothing else
+        floor_bounds.append(peer / best)
+        floor_rows.append(
+            [
+                tool.name,
+                show_ns(copying),
+                show_ns(steps),
+                show_ns(best),
+                show_ns(sync),
+                show_ns(sync - best),
+                ratio(best / floor, 2),
+                ratio(peer / best, 2),
+            ]
         )
         overhead = sync / floor
         own.append(overhead)
@@ -202,6 +274,25 @@ def bench_sync(settings: Settings, session: Session) -> tuple[list[Target], floa
     targets.append(
         Target("dispatch_sync >= 1x pydantic strict + call (geometric mean)", means[1], 1.0)
     )
+    floor_rows.append(["geometric mean", "", "", "", "", "", "", ratio(geomean(floor_bounds), 2)])
+    record("pydantic + call / (copy + floor): geometric mean", geomean(floor_bounds),
+           higher_is_better=True)  # fmt: skip
+    print("\n### The floor: what no faster dispatch code could take away (ns per call)\n")
+    print("For reading the misses above, not a target. *copy* is the tool's validating copy")
+    print("alone (the generated walk that checks the args and copies them, which isolating a")
+    print("caller's dict needs); *steps* is `floor_call`: the steps the contract asks of every")
+    print("inline call (running-loop check, request id, ended session and tool lookup, a")
+    print("`timeoutMs` looked for, running count, two clock reads and the timeout check, the")
+    print("handler call in its exception boundary, the result's check and the `ToolResult`),")
+    print("each as cheap as Python allows.")
+    print("Their sum is the fastest a pure-Python `dispatch_sync` with this copy could be:")
+    print("*left* is what today's dispatch spends beyond it, and the two ratios are the best")
+    print("such a dispatch could read against the targets' baselines.\n")
+    print_table(
+        ["tool", "copy", "steps", "copy + steps", "dispatch_sync", "left",
+         "best / (is_valid + call)", "pydantic / best"],
+        floor_rows,
+    )  # fmt: skip
     return targets, baseline
 
 
