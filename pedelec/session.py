@@ -389,7 +389,12 @@ class Session(Declaring, Observing, Approving):
             args = got[0]
             timeout_ms = entry.timeout_ms
         else:
-            prepared = self._prepare(name, args, rid, _owned)
+            if got is False:
+                prepared = self._prepare(name, args, rid, _owned)
+            else:
+                # A quick tool's args, valid and copied, with a per-call timeoutMs: what is
+                # left of admission is what ``_prepare`` does after that same copy.
+                prepared = self._admit(entry, got[0], rid, True)
             if type(prepared) is ToolResult:
                 return prepared
             entry, args, spec, timeout_ms = prepared
