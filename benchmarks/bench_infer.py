@@ -18,6 +18,10 @@ understand, so both validators check the same bounds.
   pedelec result leaves to the adapter. pedelec's first call is validated by its interpreter
   (code is generated once a validator has spent about 1 ms interpreting); the *code forced*
   column generates the validator's code before the call instead.
+- *The floor under the sync row*, timed side by side with it: the `async def` row's work plus
+  one hand-off of a no-op to a warm pool's thread (what a dispatch that shared threads across
+  sessions would pay at least); that hand-off alone; and a thread started for one no-op (what a
+  session that owns its threads pays on its first threaded call, before any registration).
 - *Session of 50 tools*: 50 distinct `async def` tools registered on one session/server and each
   called once; the 50 functions are made anew for every iteration, pedelec's cache is cleared.
 
@@ -36,7 +40,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Literal
 
 from timing import (
@@ -207,48 +212,90 @@ def count(number: int) -> int:
     return number
 
 
-async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float]]:
-    """Time register + first call, and the 50-tool session; return (mcp, pedelec) ns per row."""
+async def sync_floor(pool: ThreadPoolExecutor, number: int) -> None:
+    """The floor under the sync row: the async row's whole work (infer, register, the first
+    call validated and answered) plus one hand-off of a no-op to a thread of a warm pool and
+    back. A sync handler must reach a worker thread (``../shared/DESIGN.md`` §5), so no
+    dispatch of it, whoever's threads it uses, costs less than this with pedelec's
+    registration as it is."""
+    loop = asyncio.get_running_loop()
+    for _ in range(number):
+        pedelec.schema._clear_cache()
+        session = Session()
+        session.tool(create_event_async)
+        await session.dispatch("create_event_async", ARGS)
+        await loop.run_in_executor(pool, count, 0)
+        session.end()
+
+
+async def hand_off(loop: asyncio.AbstractEventLoop, pool: ThreadPoolExecutor, number: int) -> None:
+    """The hand-off alone: ``loop.run_in_executor`` of a no-op on a thread of a warm pool, the
+    part of the sync row that no registration or dispatch code can shorten."""
+    for _ in range(number):
+        await loop.run_in_executor(pool, count, 0)
+
+
+async def new_thread(loop: asyncio.AbstractEventLoop, number: int) -> None:
+    """A thread started and handed one no-op, then let go: what a session that owns its worker
+    threads (``docs/handlers.md``, "Worker threads") pays on its first threaded call beyond the
+    hand-off, with no registration and no validation at all."""
+    for _ in range(number):
+        pool = ThreadPoolExecutor(max_workers=1)
+        await loop.run_in_executor(pool, count, 0)
+        pool.shutdown(wait=False)  # as ``end()`` lets a session's idle thread go
+
+
+async def bench_first_call(settings: Settings) -> dict[str, tuple[float, float, float]]:
+    """Time register + first call, its floor, and the 50-tool session: ns per iteration by row,
+    as (MCPServer, pedelec, pedelec with code forced) or, for the floor rows, (MCPServer, the
+    floor side, its companion side)."""
     clear = pedelec.schema._clear_cache
-    times: dict[str, tuple[float, float]] = {}
-    for label, fn in (("async def", create_event_async), ("sync", create_event)):
-        name = fn.__name__
-
-        async def ours(number: int, fn: Any = fn, name: str = name) -> None:
-            for _ in range(number):
-                clear()
-                session = Session()
-                session.tool(fn)
-                await session.dispatch(name, ARGS)
-                session.end()  # its worker thread, if any, is not left to the next iteration
-
-        async def ours_forced(number: int, fn: Any = fn, name: str = name) -> None:
-            for _ in range(number):
-                clear()
-                session = Session()
-                session.tool(fn)
-                generate(session, name)
-                await session.dispatch(name, ARGS)
-                session.end()
-
-        async def theirs(number: int, fn: Any = fn, name: str = name) -> None:
-            for _ in range(number):
-                server = MCPServer()
-                server.tool()(fn)
-                await server.call_tool(name, ARGS)
-
-        side = await best_ns_async_batches_interleaved(
-            count, {"theirs": theirs, "ours": ours, "forced": ours_forced}, settings
-        )
-        times[label] = (side["theirs"], side["ours"], side["forced"])
-
-    # The same sync row with threads that outlive the session, as anyio's do for MCPServer:
-    # every session is given one executor (``Session(executor=...)``), warmed here.
-    from concurrent.futures import ThreadPoolExecutor
-
+    times: dict[str, tuple[float, float, float]] = {}
+    loop = asyncio.get_running_loop()
+    # One warm pool whose threads outlive every session, as anyio's do for MCPServer: used by
+    # the shared-executor row and by the floor under the sync row.
     with ThreadPoolExecutor() as shared:
         shared.submit(count, 0).result()
+        for label, fn in (("async def", create_event_async), ("sync", create_event)):
+            name = fn.__name__
 
+            async def ours(number: int, fn: Any = fn, name: str = name) -> None:
+                for _ in range(number):
+                    clear()
+                    session = Session()
+                    session.tool(fn)
+                    await session.dispatch(name, ARGS)
+                    session.end()  # its worker thread, if any, is not left to the next one
+
+            async def ours_forced(number: int, fn: Any = fn, name: str = name) -> None:
+                for _ in range(number):
+                    clear()
+                    session = Session()
+                    session.tool(fn)
+                    generate(session, name)
+                    await session.dispatch(name, ARGS)
+                    session.end()
+
+            async def theirs(number: int, fn: Any = fn, name: str = name) -> None:
+                for _ in range(number):
+                    server = MCPServer()
+                    server.tool()(fn)
+                    await server.call_tool(name, ARGS)
+
+            runs: dict[str, Callable[[int], Awaitable[None]]] = {
+                "theirs": theirs, "ours": ours, "forced": ours_forced
+            }  # fmt: skip
+            if fn is create_event:
+                runs["floor"] = functools.partial(sync_floor, shared)
+                runs["hand-off"] = functools.partial(hand_off, loop, shared)
+                runs["new thread"] = functools.partial(new_thread, loop)
+            side = await best_ns_async_batches_interleaved(count, runs, settings)
+            times[label] = (side["theirs"], side["ours"], side["forced"])
+            if fn is create_event:
+                times["sync floor"] = (side["theirs"], side["floor"], side["hand-off"])
+                times["new thread"] = (side["theirs"], side["new thread"], 0.0)
+
+        # The same sync row with the warm pool given to every session (``executor=``).
         async def ours_shared(number: int) -> None:
             for _ in range(number):
                 clear()
@@ -367,6 +414,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         ["work", "MCPServer", "pedelec", "ratio"],
         [["register + first call, sync handler, shared executor", show_ns(theirs),
           show_ns(shared_ns), ratio(theirs / shared_ns)]],
+    )  # fmt: skip
+    theirs, floor_ns, hand_ns = times["sync floor"]
+    thread_ns = times["new thread"][1]
+    record("register + first call, sync: MCPServer / a new thread's first hand-off",
+           theirs / thread_ns, higher_is_better=True)  # fmt: skip
+    record("register + first call, sync, floor: MCPServer / floor", theirs / floor_ns,
+           higher_is_better=True)  # fmt: skip
+    record("register + first call, sync: MCPServer / hand-off alone", theirs / hand_ns,
+           higher_is_better=True)  # fmt: skip
+    print("\nThe floor under the sync row, timed side by side with it: the `async def` row's")
+    print("work plus one `loop.run_in_executor` of a no-op on a warm pool (`sync_floor`); that")
+    print("hand-off alone; and a thread started for one no-op (`new_thread`), what a session")
+    print("that owns its threads pays on its first threaded call. A sync handler must reach a")
+    print("worker thread: when one of these alone costs a tenth of MCPServer's row or more, no")
+    print("dispatch that works that way can read 10x, whatever its registration costs.\n")
+    print_table(
+        ["work", "MCPServer", "this", "MCPServer / this", "this / MCPServer"],
+        [["floor: `async def` row + one hand-off", show_ns(theirs), show_ns(floor_ns),
+          ratio(theirs / floor_ns), f"{floor_ns / theirs:.3f}"],
+         ["the hand-off alone", show_ns(theirs), show_ns(hand_ns), ratio(theirs / hand_ns),
+          f"{hand_ns / theirs:.3f}"],
+         ["a new thread's first hand-off alone", show_ns(theirs), show_ns(thread_ns),
+          ratio(theirs / thread_ns), f"{thread_ns / theirs:.3f}"]],
     )  # fmt: skip
     print_targets(
         "issue 5",
