@@ -38,7 +38,7 @@ from pedelec._session.events import PASSED, Events, SessionStatus
 from pedelec._session.middleware import Flow, ToolCall
 from pedelec._session.observing import Observing
 from pedelec._session.outcome import Overdue, settle
-from pedelec._session.registry import Entry, Registry
+from pedelec._session.registry import Entry, Quick, Registry
 from pedelec._session.runners import Runner, private_loop
 from pedelec._session.workers import default_workers
 from pedelec.errors import INVALID_INPUT, PedelecError
@@ -195,8 +195,9 @@ class Session(Declaring, Observing, Approving):
         slots = None if max_concurrency is None else Slots(max_concurrency)
         #: True while no call needs more than admission and its runner (no middleware, no cap).
         self._plain = slots is None
-        self._quick: dict[str, tuple[Entry, HandlerSpec]] | None = None
+        self._quick: dict[str, Quick] | None = None
         self._requick()
+        self._events.changed = _requicker(self)
         self._flow = Flow(
             self._runner, lock, slots, limits, _plain_setter(self), max_workers or default_workers()
         )
@@ -372,29 +373,33 @@ class Session(Declaring, Observing, Approving):
                 "instead."
             )
         rid = next_request_number() if tool_request_id is None else str(tool_request_id)
-        runner = self._runner
         quick = self._quick
-        got: Any = False
-        if quick is not None and not runner.ended and not _owned:
+        hit = None
+        if quick is not None and not _owned:
+            # The quick table is in use only while the session is not ended, nobody watches
+            # its status and no setting adds to a call (``_requick``), so a hit needs no check
+            # of those.
             try:
                 hit = quick.get(name)
             except TypeError:  # an unhashable "name": admission reports it
                 hit = None
-            if hit is not None:
-                # A tool of the quick table (``Registry.quick``): the validating copy is all of
-                # admission its usual call needs (see ``_prepare``), unless it has a timeoutMs.
-                entry, spec = hit
-                got = entry.validator._copy(args, self._max_depth, self._room)
-        if got is not False and "timeoutMs" not in got[0]:
-            args = got[0]
-            timeout_ms = entry.timeout_ms
+        prepared: Admission | ToolResult | None = None
+        if hit is None:
+            prepared = self._prepare(name, args, rid, _owned)
         else:
-            if got is False:
+            # A tool of the quick table (``Registry.quick``): the validating copy is all of
+            # admission its usual call needs (see ``_prepare``), unless it has a timeoutMs.
+            validator, fn, limit, timeout_ms, entry, spec = hit
+            got = validator._copy(args, self._max_depth, self._room)
+            if got is False:  # invalid, too deep or too big: admission says exactly why
                 prepared = self._prepare(name, args, rid, _owned)
             else:
-                # A quick tool's args, valid and copied, with a per-call timeoutMs: what is
-                # left of admission is what ``_prepare`` does after that same copy.
-                prepared = self._admit(entry, got[0], rid, True)
+                args = got[0]
+                if "timeoutMs" in args:
+                    # What is left of admission is what ``_prepare`` does after this copy.
+                    prepared = self._admit(entry, args, rid, True)
+        runner = self._runner
+        if prepared is not None:
             if type(prepared) is ToolResult:
                 return prepared
             entry, args, spec, timeout_ms = prepared
@@ -414,43 +419,43 @@ class Session(Declaring, Observing, Approving):
             if self._sync_worker:
                 result = runner.run_blocking(entry.name, rid, spec, args, turn_id, timeout_ms)
                 return result if entry.plain else self._checked(entry, result)
-        name = entry.name
-        # The inline runner: a sync handler runs here, in the calling thread. Its usual case, a
-        # handler of (args) alone in a session whose status nobody watches, is the whole
+            only = spec.args_only
+            if only is None or runner.events.status or not entry.plain:
+                return self._run_inline(entry, spec, args, rid, turn_id, timeout_ms)
+            fn = only
+            limit = timeout_ms / 1000
+        # The inline runner's usual case: a handler of (args) alone, in a plain tool of a
+        # session whose status nobody watches, run here in the calling thread. It is the whole
         # overhead of a trivial call, so it is written out rather than split into helpers.
-        fn = spec.args_only
-        if fn is not None and not runner.events.status:
-            running = runner.running
-            running.append(None)  # atomic: end() and the status count the running calls
+        running = runner.running
+        running.append(None)  # atomic: end() and the status count the running calls
+        try:
+            raised = None
+            start = monotonic()
             try:
-                raised = None
-                start = monotonic()
-                try:
-                    value = fn(args)
-                except BaseException as exc:  # the one boundary: settle decides what it means
-                    if isinstance(exc, PASSED):
-                        raise
-                    value, raised = None, exc
-                late = monotonic() - start > timeout_ms / 1000 or runner.ended
-                if (
-                    not late
-                    and raised is None
-                    and entry.plain
-                    and (value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT))
-                ):
-                    # settle's first case, without the calls: a result no wire rule or size
-                    # bound can touch (text and big ints go through settle, which checks them).
-                    # ``ok()`` written out: its call is a tenth of this path.
-                    done: ToolResult = _new(ToolResult)
-                    done.tool = name
-                    done._rid = rid
-                    done.value = value
-                    done.error = None
-                    return done
-                return self._settled(entry, rid, value, raised, timeout_ms, None, late)
-            finally:
-                running.pop()
-        return self._run_inline(entry, spec, args, rid, turn_id, timeout_ms)
+                value = fn(args)
+            except BaseException as exc:  # the one boundary: settle decides what it means
+                if isinstance(exc, PASSED):
+                    raise
+                value, raised = None, exc
+            late = monotonic() - start > limit or runner.ended
+            if (
+                not late
+                and raised is None
+                and (value is None or (type(value) is int and -SAFE_INT < value < SAFE_INT))
+            ):
+                # settle's first case, without the calls: a result no wire rule or size bound
+                # can touch (text and big ints go through settle, which checks them).
+                # ``ok()`` written out: its call is a tenth of this path.
+                done: ToolResult = _new(ToolResult)
+                done.tool = entry.name
+                done._rid = rid
+                done.value = value
+                done.error = None
+                return done
+            return self._settled(entry, rid, value, raised, timeout_ms, None, late)
+        finally:
+            running.pop()
 
     def _run_inline(
         self,
@@ -585,12 +590,21 @@ class Session(Declaring, Observing, Approving):
 
     def _requick(self) -> None:
         """Let ``dispatch_sync`` use the registry's quick table, or not, after a setting changed:
-        only while a call needs no middleware, no cap, no worker and no check of unknown args.
+        only while a call needs no middleware, no cap, no worker and no check of unknown args,
+        the session is not ended and nobody watches its status (a watched call goes through
+        ``Runner.enter``/``leave``, which emit the changes).
 
         Called with the session's lock held (or from ``__init__``), so two settings changed at
         once in two threads cannot leave the table in use after the one that turns it off.
+        ``end()`` and a status subscription reach it through ``Events.changed``.
         """
-        inline = self._plain and not self._sync_worker and not self._reject_unknown
+        inline = (
+            self._plain
+            and not self._sync_worker
+            and not self._reject_unknown
+            and not self._runner.ended
+            and not self._events.status
+        )
         self._quick = self._registry.quick if inline else None
 
     def _checked(self, entry: Entry, result: ToolResult) -> ToolResult:
@@ -717,6 +731,19 @@ class Session(Declaring, Observing, Approving):
         if spec is None:
             return self._events.report(_result.handler_not_found(name, rid))
         return entry, args, spec, timeout_ms
+
+
+def _requicker(session: Session) -> Callable[[], None]:
+    """``Events.changed`` of the session: ``_requick`` after ``end()`` or a status subscription
+    changed (called with the lock held). It holds the session weakly, as ``_plain_setter``."""
+    ref = weakref.ref(session)
+
+    def requick() -> None:
+        live = ref()
+        if live is not None:
+            live._requick()
+
+    return requick
 
 
 def _plain_setter(session: Session) -> Callable[[bool], None]:

@@ -76,10 +76,18 @@ def test_the_table_holds_the_tools_whose_usual_call_needs_only_the_copy() -> Non
         return ctx.tool_request_id
 
     registry = session._registry
-    assert sorted(registry.quick) == ["set", "with_ctx"]
+    assert sorted(registry.quick) == ["set"]
     entry = registry.get("set")
     assert entry is not None
-    assert registry.quick["set"] == (entry, entry.inline)
+    assert entry.inline is not None
+    assert registry.quick["set"] == (
+        entry.validator,
+        entry.inline.args_only,
+        60.0,
+        60_000,
+        entry,
+        entry.inline,
+    )
     assert session.dispatch_sync("with_ctx", {"level": 1}, tool_request_id="r1").value == "r1"
     assert session._quick is registry.quick
 
@@ -167,14 +175,14 @@ def test_a_named_handler_attached_later_wins_and_detaching_it_restores_the_inlin
 
     session.on_tool("set")(named)
     assert session.dispatch_sync("set", {"level": 5}).value == "named"
-    assert session._registry.quick["set"][1].source is named
+    assert session._registry.quick["set"][5].source is named
     assert session.off_tool("set", named) is True
     assert session.dispatch_sync("set", {"level": 5}).value == 5
 
 
 def test_removing_the_inline_handler_takes_the_tool_off_the_table() -> None:
     session, seen = quick_session()
-    handler = session._registry.quick["set"][1].source
+    handler = session._registry.quick["set"][5].source
     assert session.off_tool("set", handler) is True
     assert "set" not in session._registry.quick
     assert session.dispatch_sync("set", {"level": 5}).to_json() == {
@@ -203,6 +211,8 @@ def test_an_async_named_handler_takes_the_tool_off_the_table() -> None:
 
 
 def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_removal() -> None:
+    # The fallback takes (tool, args, ctx), so its tools stay off the table: their calls go
+    # through admission, which finds it, and stop finding it once it is removed.
     session, _ = quick_session()
     assert code(session.dispatch_sync("bare", {"level": 1})) == "TOOL_HANDLER_NOT_FOUND"
     assert "bare" not in session._registry.quick
@@ -211,7 +221,7 @@ def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_remova
         return [tool, args["level"]]
 
     session.on_any_tool(anything)
-    assert session._registry.quick["bare"][1].source is anything
+    assert sorted(session._registry.quick) == ["set"]
     assert session.dispatch_sync("bare", {"level": 1}).value == ["bare", 1]
     assert session.off_any_tool(anything) is True
     assert "bare" not in session._registry.quick
@@ -221,7 +231,30 @@ def test_the_fallback_reaches_tools_without_a_handler_and_leaves_with_its_remova
 def test_a_status_watcher_added_later_sees_the_quick_tools_calls() -> None:
     session, _ = quick_session()
     statuses: list[str] = []
+    unsubscribe = session.on_status(statuses.append)
+    assert session._quick is None
+    assert session.dispatch_sync("set", {"level": 6}).value == 6
+    assert statuses == ["waiting_tool_result", "idle"]
+    unsubscribe()
+    assert session._quick is session._registry.quick
+    assert session.dispatch_sync("set", {"level": 7}).value == 7
+    assert statuses == ["waiting_tool_result", "idle"]
+
+
+def test_other_callbacks_leave_the_table_in_use() -> None:
+    session, _ = quick_session()
+    session.on_error(lambda result: None)
+    session.on_ended(lambda: None)
+    assert session._quick is session._registry.quick
+
+
+def test_a_status_watcher_removed_while_another_remains_keeps_the_table_off() -> None:
+    session, _ = quick_session()
+    statuses: list[str] = []
+    first = session.on_status(statuses.append)
     session.on_status(statuses.append)
+    first()
+    assert session._quick is None
     assert session.dispatch_sync("set", {"level": 6}).value == 6
     assert statuses == ["waiting_tool_result", "idle"]
 
@@ -229,6 +262,9 @@ def test_a_status_watcher_added_later_sees_the_quick_tools_calls() -> None:
 def test_end_stops_the_quick_path() -> None:
     session, seen = quick_session()
     session.end()
+    assert session._quick is None
+    session.reject_unknown_args = False  # a setting changed after end() does not restore it
+    assert session._quick is None
     assert session.dispatch_sync("set", {"level": 6}).to_json() == {
         "error": {
             "code": "SESSION_ENDED",
@@ -253,6 +289,26 @@ def test_a_timeout_ms_argument_still_sets_the_calls_timeout() -> None:
     assert late.error is not None
     assert late.error.code == "TOOL_TIMEOUT"
     assert session.dispatch_sync("slow", {"level": 1, "timeoutMs": 5000}).value == ["level"]
+
+
+def test_a_quick_tools_own_timeout_ms_bounds_its_inline_call() -> None:
+    session = Session()
+
+    @session.on_tool("slow", description="Sleeps.", schema=LEVEL, timeout_ms=5)
+    def slow(args: dict[str, Any]) -> Any:
+        time.sleep(0.03)
+        return 1
+
+    compile_schema(LEVEL)._generate()
+    assert session._registry.quick["slow"][2:4] == (0.005, 5)
+    assert session.dispatch_sync("slow", {"level": 1}).to_json() == {
+        "error": {
+            "code": "TOOL_TIMEOUT",
+            "message": 'Tool "slow" did not finish within 5 ms.',
+            "details": {"tool": "slow", "timeoutMs": 5},
+        }
+    }
+    assert session._runner.running == []
 
 
 def test_invalid_args_of_a_quick_tool_get_the_whole_error() -> None:

@@ -54,7 +54,7 @@ def log_error(message: str, *args: Any, exc: BaseException) -> None:
 class Events:
     """The callbacks of one session: ``on_status``, ``on_error`` and ``on_ended``."""
 
-    __slots__ = ("ended", "errors", "lock", "result_limit", "status")
+    __slots__ = ("changed", "ended", "errors", "lock", "result_limit", "status")
 
     def __init__(self, lock: Any, result_limit: int = DEFAULT_MAX_RESULT_BYTES) -> None:
         self.lock = lock
@@ -63,6 +63,9 @@ class Events:
         self.status: tuple[tuple[Callable[[SessionStatus], object]], ...] = ()
         self.errors: tuple[tuple[Callable[[ToolResult], object]], ...] = ()
         self.ended: tuple[tuple[Callable[[], object]], ...] = ()
+        #: Told, with the lock held, when ``status`` gains or loses a callback or the session
+        #: ends (``Runner.end``): the session's quick path depends on both.
+        self.changed: Callable[[], None] = noop
 
     def subscribe(self, kind: Kind, callback: Any) -> Callable[[], None]:
         """Add ``callback`` to ``kind``; returns the function that removes it again."""
@@ -75,10 +78,14 @@ class Events:
         token = (callback,)
         with self.lock:
             setattr(self, kind, (*getattr(self, kind), token))
+            if kind == "status":
+                self.changed()
 
         def unsubscribe() -> None:
             with self.lock:
                 setattr(self, kind, tuple(t for t in getattr(self, kind) if t is not token))
+                if kind == "status":
+                    self.changed()
 
         return unsubscribe
 

@@ -13,7 +13,7 @@ without asking the entry again what applies.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, final
 
 from pedelec._args import lenient_types
 from pedelec._definitions import ToolDefinition, compile_tool_schema
@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from pedelec._handlers import HandlerSpec
     from pedelec.schema import Validator
 
-__all__ = ["Entry", "Registry", "duplicate"]
+__all__ = ["Entry", "Quick", "Registry", "duplicate"]
+
+#: A tool of ``Registry.quick``, as the usual call reads it, each part looked up once at the
+#: write instead of at every call: the validator (whose ``_copy`` is read at the call, so it is
+#: the generated walk once that exists), the handler (``HandlerSpec.args_only``), the timeout
+#: in seconds and in milliseconds, the entry and the handler's spec.
+Quick: TypeAlias = tuple[
+    "Validator", "Callable[[dict[str, Any]], Any]", float, int, "Entry", "HandlerSpec"
+]
 
 
 @final
@@ -89,23 +97,27 @@ class Registry:
         self.fallback: HandlerSpec | None = None
         #: The entry of a tool name, or ``None`` (raises ``TypeError`` for an unhashable name).
         self.get: Final[Callable[[Any], Entry | None]] = self._tools.get
-        #: ``name -> (entry, handler)`` for each tool with no per-call extra (``Entry.plain``), no
-        #: typed preparation of its args, and a sync handler: its usual call is admitted by the
-        #: validating copy alone (the session still checks ``timeoutMs`` and its own settings).
-        self.quick: Final[dict[str, tuple[Entry, HandlerSpec]]] = {}
+        #: ``name -> Quick`` for each tool with no per-call extra (``Entry.plain``), no typed
+        #: preparation of its args, and a sync handler of ``(args)`` alone: its usual call is
+        #: admitted by the validating copy alone and runs that handler with nothing around it
+        #: but the clock and the running count (the session still checks ``timeoutMs`` and its
+        #: own settings).
+        self.quick: Final[dict[str, Quick]] = {}
 
     def _requick(self, entry: Entry) -> None:
         """Put ``entry`` in ``quick`` or take it out, after a write changed it (lock held)."""
         spec = entry.named or entry.inline or self.fallback
-        if spec is not None and not spec.is_async and entry.plain and entry.prepare is None:
-            self.quick[entry.name] = (entry, spec)
+        if (
+            spec is not None
+            and not spec.is_async
+            and spec.args_only is not None
+            and entry.plain
+            and entry.prepare is None
+        ):
+            ms = entry.timeout_ms
+            self.quick[entry.name] = (entry.validator, spec.args_only, ms / 1000, ms, entry, spec)
         else:
             self.quick.pop(entry.name, None)
-
-    def _requick_all(self) -> None:
-        """``_requick`` every entry: the fallback, which any of them may run, changed."""
-        for entry in self._tools.values():
-            self._requick(entry)
 
     def add(self, definition: ToolDefinition[Any, Any]) -> None:
         """Register a tool; its schema is recompiled when the session bounds patterns differently.
@@ -177,15 +189,13 @@ class Registry:
 
     def set_fallback(self, spec: HandlerSpec) -> None:
         with self._lock:
-            self.fallback = spec
-            self._requick_all()
+            self.fallback = spec  # it takes (tool, args, ctx): never a tool of ``quick``
 
     def remove_fallback(self, handler: Callable[..., Any]) -> bool:
         """Remove the fallback handler if ``handler`` is the current one."""
         with self._lock:
             if self.fallback is not None and self.fallback.source == handler:
                 self.fallback = None
-                self._requick_all()
                 return True
         return False
 

@@ -102,6 +102,7 @@ class Runner:
             if self.ended:
                 return False
             self.ended = True
+            self.events.changed()  # the session's quick path stops at once
             live = list(self.live.items())
             workers, self._workers = self._workers, None
             ended_cbs = self.events.take_ended()
