@@ -24,7 +24,7 @@ which both understand, so both validators check the same bounds.
   sessions would pay at least); that hand-off alone; and a thread started for one no-op (what a
   session that owns its threads pays on its first threaded call, before any registration).
 - *Session of 50 tools*: 50 distinct `async def` tools registered on one session/server and each
-  called once; the 50 functions are made anew for every iteration, pedelec's cache is cleared.
+  called once; the 50 functions are made anew for every iteration, and pedelec starts cold.
 
 Compiling an unseen schema plus its first `is_valid` against `fastjsonschema.compile` plus its
 first call is in `bench_validate.py`'s compile table (issue 12's cold-start target is there).
@@ -203,8 +203,9 @@ def forget() -> None:
 
     Two caches outlive a session: compiled validators (``pedelec.schema``) and compiled
     annotation texts (``pedelec.typed.hints``, used for ``from __future__ import annotations``
-    functions such as this file's). ``MCPServer`` keeps neither: pydantic compiles each
-    annotation text anew (``typing.ForwardRef``) for each server.
+    functions such as this file's). ``MCPServer`` keeps neither: it reads a signature with
+    ``inspect.signature(func, eval_str=True)`` (``mcp/server/mcpserver/utilities/
+    func_metadata.py``), which ``eval``s each annotation text, compiling it, for each server.
     """
     pedelec.schema._clear_cache()
     hints._ANNOTATION_CODE.clear()
@@ -267,12 +268,43 @@ async def new_thread(loop: asyncio.AbstractEventLoop, number: int) -> None:
         pool.shutdown(wait=False)  # as ``end()`` lets a session's idle thread go
 
 
+async def register_and_call(
+    fn: Callable[..., Any],
+    number: int,
+    *,
+    start: Callable[[], None] = forget,
+    force: bool = False,
+    executor: ThreadPoolExecutor | None = None,
+) -> None:
+    """pedelec's side of a first-call row, ``number`` times: from ``start`` (cold by default), a
+    new session (given ``executor``, if any), ``fn`` registered, its validator's code generated
+    first when ``force``, one call, then ``end()``: a session's own worker thread is not left
+    to the next iteration, and a given executor is used, never shut down."""
+    name = fn.__name__
+    for _ in range(number):
+        start()
+        session = Session() if executor is None else Session(executor=executor)
+        session.tool(fn)
+        if force:
+            generate(session, name)
+        await session.dispatch(name, ARGS)
+        session.end()
+
+
+async def mcp_register_and_call(fn: Callable[..., Any], number: int) -> None:
+    """``MCPServer``'s side of a first-call row: a new server, ``fn`` registered, one call."""
+    name = fn.__name__
+    for _ in range(number):
+        server = MCPServer()
+        server.tool()(fn)
+        await server.call_tool(name, ARGS)
+
+
 async def bench_first_call(settings: Settings) -> dict[str, tuple[float, ...]]:
     """Time register + first call, its floor, and the 50-tool session: ns per iteration by row,
     as (MCPServer, pedelec cold, pedelec with code forced, pedelec with annotation texts seen)
     or, for the floor rows, (MCPServer, the floor side, its companion side)."""
-    clear = forget
-    seen = pedelec.schema._clear_cache  # validators forgotten, annotation texts kept
+    seen: Callable[[], None] = pedelec.schema._clear_cache  # annotation texts kept
     times: dict[str, tuple[float, ...]] = {}
     loop = asyncio.get_running_loop()
     # One warm pool whose threads outlive every session, as anyio's do for MCPServer: used by
@@ -280,42 +312,12 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, ...]]:
     with ThreadPoolExecutor() as shared:
         shared.submit(count, 0).result()
         for label, fn in (("async def", create_event_async), ("sync", create_event)):
-            name = fn.__name__
-
-            async def ours(number: int, fn: Any = fn, name: str = name) -> None:
-                for _ in range(number):
-                    clear()
-                    session = Session()
-                    session.tool(fn)
-                    await session.dispatch(name, ARGS)
-                    session.end()  # its worker thread, if any, is not left to the next one
-
-            async def ours_seen(number: int, fn: Any = fn, name: str = name) -> None:
-                for _ in range(number):
-                    seen()
-                    session = Session()
-                    session.tool(fn)
-                    await session.dispatch(name, ARGS)
-                    session.end()
-
-            async def ours_forced(number: int, fn: Any = fn, name: str = name) -> None:
-                for _ in range(number):
-                    clear()
-                    session = Session()
-                    session.tool(fn)
-                    generate(session, name)
-                    await session.dispatch(name, ARGS)
-                    session.end()
-
-            async def theirs(number: int, fn: Any = fn, name: str = name) -> None:
-                for _ in range(number):
-                    server = MCPServer()
-                    server.tool()(fn)
-                    await server.call_tool(name, ARGS)
-
             runs: dict[str, Callable[[int], Awaitable[None]]] = {
-                "theirs": theirs, "ours": ours, "forced": ours_forced, "seen": ours_seen
-            }  # fmt: skip
+                "theirs": functools.partial(mcp_register_and_call, fn),
+                "ours": functools.partial(register_and_call, fn),
+                "forced": functools.partial(register_and_call, fn, force=True),
+                "seen": functools.partial(register_and_call, fn, start=seen),
+            }
             if fn is create_event:
                 runs["floor"] = functools.partial(sync_floor, shared)
                 runs["hand-off"] = functools.partial(hand_off, loop, shared)
@@ -327,22 +329,13 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, ...]]:
                 times["new thread"] = (side["theirs"], side["new thread"], 0.0)
 
         # The same sync row with the warm pool given to every session (``executor=``).
-        async def ours_shared(number: int) -> None:
-            for _ in range(number):
-                clear()
-                session = Session(executor=shared)
-                session.tool(create_event)
-                await session.dispatch("create_event", ARGS)
-                session.end()  # a given executor is used, never shut down
-
-        async def theirs_sync(number: int) -> None:
-            for _ in range(number):
-                server = MCPServer()
-                server.tool()(create_event)
-                await server.call_tool("create_event", ARGS)
-
         side = await best_ns_async_batches_interleaved(
-            count, {"theirs": theirs_sync, "ours": ours_shared}, settings
+            count,
+            {
+                "theirs": functools.partial(mcp_register_and_call, create_event),
+                "ours": functools.partial(register_and_call, create_event, executor=shared),
+            },
+            settings,
         )
         times["sync, shared threads"] = (side["theirs"], side["ours"], 0.0)
 
@@ -350,7 +343,9 @@ async def bench_first_call(settings: Settings) -> dict[str, tuple[float, ...]]:
         return [session_tools() for _ in range(number)]
 
     async def session_ours(
-        items: list[list[Callable[..., Any]]], force: bool = False, start: Any = clear
+        items: list[list[Callable[..., Any]]],
+        force: bool = False,
+        start: Callable[[], None] = forget,
     ) -> None:
         for fns in items:
             start()
