@@ -13,6 +13,7 @@ from typing import Any, Final, Literal, NamedTuple, Union, get_args, get_origin
 import typing_extensions as te
 
 from pedelec._context import ToolCallContext
+from pedelec.typed.texts import Node, evaluate as evaluate_text, parse as parse_text
 
 NoneType: Final = type(None)
 #: Types that never hold ``None``, so ``strip_none`` returns them at once (the common case).
@@ -35,16 +36,17 @@ _CTX_TEXT: Final = re.compile(r"(?:[\w.]+\.)?ToolCallContext(?:\s*\|\s*None)?")
 #: ``inspect.signature`` (``typed._parameters``) takes over.
 MAX_WRAPPED: Final = 16
 
-#: Compiled annotation strings (``from __future__ import annotations``): the same few texts
-#: ("int", "list[str]", …) recur across tools, and compiling them is most of evaluating them.
-_ANNOTATION_CODE: dict[str, types.CodeType] = {}
+#: Annotation strings (``from __future__ import annotations``) ready to evaluate: parsed
+#: (``texts.parse``) or, outside what that reads, compiled. The same few texts ("int",
+#: "list[str]", …) recur across tools, and reading them is most of evaluating them.
+_ANNOTATION_CODE: dict[str, Node | types.CodeType] = {}
 
 
 def _plain_hints(target: Any) -> dict[str, Any] | None:
     """Evaluate a plain function's annotations like ``get_type_hints``, or ``None`` to defer.
 
-    Handles the common case cheaply: string annotations are compiled once per text and
-    evaluated in the function's globals. Anything less plain (a wrapped or bound callable, a
+    Handles the common case cheaply: string annotations are parsed (``texts``) or compiled
+    once per text and evaluated in the function's globals. Anything less plain (a wrapped or bound callable, a
     failure, a forward reference left inside the result) goes back to ``get_type_hints``.
     """
     if not inspect.isfunction(target):
@@ -69,10 +71,14 @@ def _plain_hints(target: Any) -> dict[str, Any] | None:
             if text is not None:
                 code = _ANNOTATION_CODE.get(text)
                 if code is None:
-                    code = compile(text, "<annotation>", "eval")
+                    code = parse_text(text) or compile(text, "<annotation>", "eval")
                     if len(_ANNOTATION_CODE) < 4096:
                         _ANNOTATION_CODE[text] = code
-                annotation = eval(code, globalns)  # what get_type_hints does, minus the compile
+                # What get_type_hints does, minus the compile.
+                if isinstance(code, types.CodeType):
+                    annotation = eval(code, globalns)
+                else:
+                    annotation = evaluate_text(code, globalns)
             if annotation is None:
                 annotation = type(None)
             # Evaluated text holds a forward reference only if it quotes a name in it.

@@ -1,0 +1,268 @@
+"""Annotation texts evaluated without ``compile`` (``from __future__ import annotations``).
+
+Under that import every annotation is a text, and evaluating one with ``eval`` means compiling
+it first: 5-30 µs per text on the development machine, a third or more of registering a typed
+tool whose texts were never seen. The texts of tool signatures use a small part of Python:
+names, dotted names, subscripts, calls with literal arguments (``Ge(1)``, ``Field(description=
+"...")``), ``|`` unions. ``parse`` reads that part into a small tree in a few microseconds, and
+``evaluate`` runs the tree as ``eval`` runs the compiled text:
+
+- names are looked up in the globals, then in their ``__builtins__``; ``None``, ``True``,
+  ``False`` and ``...`` are constants;
+- each step is the operation the bytecode performs (``getattr``, ``value[index]``, a call with
+  positional then keyword arguments, ``left | right``), in the same order, left to right;
+- a subscript of several items indexes with a tuple, as ``X[a, b]`` does.
+
+Anything outside that part is not parsed, and ``parse`` returns ``None`` for the caller to
+compile the text as before: other operators, a keyword other than the three constants, a
+string with a backslash or a prefix, numbers other than plain decimal integers and ``1.5``
+floats, slices, starred arguments, comprehensions, lambdas, non-ASCII names, whitespace other
+than spaces, and nesting deeper than ``MAX_DEPTH``. Parsing runs no user code, so a text that
+falls back is evaluated once, by ``eval``. ``tests/test_typed_texts.py`` checks the two ways
+agree on generated texts, inside the part and outside it.
+
+Example:
+    >>> node = parse("dict[str, list[int]] | None")
+    >>> evaluate(node, {"__builtins__": __builtins__})
+    dict[str, list[int]] | None
+    >>> parse("lambda: 1") is None
+    True
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from typing import Any, Final
+
+__all__ = ["MAX_DEPTH", "Node", "evaluate", "parse"]
+
+#: Brackets nested deeper than this are left to ``compile`` (which has its own limit).
+MAX_DEPTH: Final = 32
+
+#: A parsed text: a tuple whose first item is one of the kinds below.
+Node = tuple[Any, ...]
+
+_NAME, _CONST, _ATTR, _SUB, _CALL, _OR, _LIST, _TUPLE = range(8)
+_MARK: Final = -1
+
+#: One token after optional spaces: a name, a number, a quoted string without backslash or
+#: control characters, a punctuation mark of the grammar, or any other character (which ends
+#: the parse). A number directly followed by a letter, digit, ``_`` or ``.`` is not one.
+_TOKEN: Final = re.compile(
+    r" *(?:([A-Za-z_][A-Za-z0-9_]*)"
+    r"|([0-9]+\.[0-9]+|0|[1-9][0-9]*)(?![A-Za-z0-9_.])"
+    r"|'([^'\\\x00-\x1f\x7f\ud800-\udfff]*)'"
+    r"|\"([^\"\\\x00-\x1f\x7f\ud800-\udfff]*)\""
+    r"|(\.\.\.|[][(),|.=-])"
+    r"|([^ ]))",
+    re.DOTALL,
+)
+#: ``__debug__`` is compiled as a constant too; leaving it to ``compile`` is simplest.
+_KEYWORDS: Final = frozenset(keyword.kwlist) | {"__debug__"}
+_CONSTANTS: Final = {"None": None, "True": True, "False": False}
+_END: Final = (_MARK, "")
+_NUMBER_TYPES: Final = (int, float)
+
+
+class _Outside(Exception):
+    """The text uses Python outside the parsed part."""
+
+
+def parse(text: str) -> Node | None:
+    """The tree of an annotation text, or ``None`` when the text is outside the parsed part
+    (or is not a valid expression): then ``compile`` it.
+
+    Example:
+        >>> parse("Annotated[int, Ge(1), Le(31)]") is not None
+        True
+        >>> parse("list[int] if flag else int") is None  # a conditional expression: compile it
+        True
+    """
+    if not text or text[0] == " ":
+        return None  # compile refuses a leading space ("unexpected indent")
+    tokens = _tokens(text)
+    if tokens is None:
+        return None
+    try:
+        node, at = _expression(tokens, 0, 0)
+    except _Outside:
+        return None
+    return node if tokens[at] is _END else None
+
+
+def _tokens(text: str) -> list[tuple[int, Any]] | None:
+    """``(kind, value)`` pairs ending with ``_END``: kind ``_NAME`` (value: the name),
+    ``_CONST`` (the value) or ``_MARK`` (the mark); ``None`` for a character outside the part."""
+    tokens: list[tuple[int, Any]] = []
+    append = tokens.append
+    for name, number, single, double, mark, other in _TOKEN.findall(text):
+        if name:
+            if name in _KEYWORDS:
+                if name not in _CONSTANTS:
+                    return None
+                append((_CONST, _CONSTANTS[name]))
+            else:
+                append((_NAME, name))
+        elif mark:
+            append((_MARK, mark))
+        elif number:
+            if "." in number:
+                append((_CONST, float(number)))
+            elif len(number) > 18:
+                return None  # compile's limit on digits (sys.set_int_max_str_digits) is its own
+            else:
+                append((_CONST, int(number)))
+        elif other:
+            return None
+        else:  # a string, maybe empty (then every group is empty)
+            append((_CONST, single or double))
+    append(_END)
+    return tokens
+
+
+def _expression(tokens: list[tuple[int, Any]], at: int, depth: int) -> tuple[Node, int]:
+    """``primary ('|' primary)*``, left to right."""
+    if depth > MAX_DEPTH:
+        raise _Outside
+    node, at = _primary(tokens, at, depth)
+    while tokens[at] == (_MARK, "|"):
+        right, at = _primary(tokens, at + 1, depth)
+        node = (_OR, node, right)
+    return node, at
+
+
+def _primary(tokens: list[tuple[int, Any]], at: int, depth: int) -> tuple[Node, int]:
+    """An atom and its trailers (``.name``, ``[index]``, ``(arguments)``).
+
+    A literal, a list or a tuple takes no trailer: ``compile`` warns about calling or indexing
+    some of them (``[]()``, ``"a"[0]``), so such texts are left to it.
+    """
+    kind, value = tokens[at]
+    at += 1
+    node: Node
+    if kind == _CONST:
+        return (_CONST, value), at
+    if kind == _NAME:
+        node = (_NAME, value)
+    elif value == "[":
+        items, at, _ = _items(tokens, at, "]", depth)
+        return (_LIST, items), at
+    elif value == "(":
+        items, at, comma = _items(tokens, at, ")", depth)
+        if comma or len(items) != 1:
+            return (_TUPLE, items), at
+        node = items[0]
+        if node[0] == _CONST:
+            return node, at
+    elif value == "-":
+        kind, value = tokens[at]
+        if kind != _CONST or type(value) not in _NUMBER_TYPES:
+            raise _Outside
+        return (_CONST, -value), at + 1  # compile folds -1 into a constant too
+    elif value == "...":
+        return (_CONST, ...), at
+    else:
+        raise _Outside
+    while True:
+        kind, value = tokens[at]
+        if kind != _MARK:
+            return node, at
+        if value == "[":
+            items, at, comma = _items(tokens, at + 1, "]", depth)
+            if not items:
+                raise _Outside  # X[] is a syntax error
+            node = (_SUB, node, items[0] if len(items) == 1 and not comma else (_TUPLE, items))
+        elif value == ".":
+            kind, value = tokens[at + 1]
+            if kind != _NAME:
+                raise _Outside
+            node = (_ATTR, node, value)
+            at += 2
+        elif value == "(":
+            node, at = _call(tokens, at + 1, node, depth)
+        else:
+            return node, at
+
+
+def _items(
+    tokens: list[tuple[int, Any]], at: int, close: str, depth: int
+) -> tuple[list[Node], int, bool]:
+    """Comma-separated expressions up to ``close``: the items, the position after ``close``, and
+    whether a comma ended the list (``(a,)`` is a tuple, ``(a)`` is not)."""
+    items: list[Node] = []
+    end = (_MARK, close)
+    while True:
+        if tokens[at] == end:
+            return items, at + 1, bool(items)
+        item, at = _expression(tokens, at, depth + 1)
+        items.append(item)
+        token = tokens[at]
+        if token == end:
+            return items, at + 1, False
+        if token != (_MARK, ","):
+            raise _Outside
+        at += 1
+
+
+def _call(tokens: list[tuple[int, Any]], at: int, function: Node, depth: int) -> tuple[Node, int]:
+    """Arguments up to ``)``: positional ones, then ``name=value`` ones (no repeated name)."""
+    positional: list[Node] = []
+    named: dict[str, Node] = {}
+    while True:
+        if tokens[at] == (_MARK, ")"):
+            return (_CALL, function, positional, named), at + 1
+        kind, value = tokens[at]
+        if kind == _NAME and tokens[at + 1] == (_MARK, "="):
+            if value in named:
+                raise _Outside  # a syntax error, which compile reports
+            named[value], at = _expression(tokens, at + 2, depth + 1)
+        elif named:
+            raise _Outside  # a positional argument after a named one
+        else:
+            item, at = _expression(tokens, at, depth + 1)
+            positional.append(item)
+        token = tokens[at]
+        if token == (_MARK, ")"):
+            return (_CALL, function, positional, named), at + 1
+        if token != (_MARK, ","):
+            raise _Outside
+        at += 1
+
+
+def evaluate(node: Node, globalns: dict[str, Any]) -> Any:
+    """What ``eval`` of the parsed text gives in ``globalns``; raises what the same step raises
+    there (a missing name is a ``NameError``).
+
+    Example:
+        >>> evaluate(parse("int | None"), {"__builtins__": __builtins__})
+        int | None
+    """
+    kind = node[0]
+    if kind == _NAME:
+        name = node[1]
+        if name in globalns:
+            return globalns[name]
+        space = globalns.get("__builtins__", builtins)
+        table = space if type(space) is dict else vars(space)
+        if name in table:
+            return table[name]
+        raise NameError(f"name {name!r} is not defined")
+    if kind == _CONST:
+        return node[1]
+    if kind == _SUB:
+        value = evaluate(node[1], globalns)
+        return value[evaluate(node[2], globalns)]
+    if kind == _CALL:
+        function = evaluate(node[1], globalns)
+        positional = [evaluate(item, globalns) for item in node[2]]
+        named = {name: evaluate(item, globalns) for name, item in node[3].items()}
+        return function(*positional, **named)
+    if kind == _ATTR:
+        return getattr(evaluate(node[1], globalns), node[2])
+    if kind == _OR:
+        left = evaluate(node[1], globalns)
+        return left | evaluate(node[2], globalns)
+    items = [evaluate(item, globalns) for item in node[1]]
+    return items if kind == _LIST else tuple(items)
