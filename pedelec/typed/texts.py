@@ -34,6 +34,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from collections.abc import Iterable
 from typing import Any, Final
 
 __all__ = ["MAX_DEPTH", "Node", "evaluate", "parse"]
@@ -80,6 +81,10 @@ def parse(text: str) -> Node | None:
         >>> parse("list[int] if flag else int") is None  # a conditional expression: compile it
         True
     """
+    if text.isidentifier() and text.isascii():  # the commonest text: one name ("int")
+        if text in _KEYWORDS:
+            return (_CONST, _CONSTANTS[text]) if text in _CONSTANTS else None
+        return (_NAME, text)
     if not text or text[0] == " ":
         return None  # compile refuses a leading space ("unexpected indent")
     tokens = _tokens(text)
@@ -242,13 +247,7 @@ def evaluate(node: Node, globalns: dict[str, Any]) -> Any:
     kind = node[0]
     if kind == _NAME:
         name = node[1]
-        if name in globalns:
-            return globalns[name]
-        space = globalns.get("__builtins__", builtins)
-        table = space if type(space) is dict else vars(space)
-        if name in table:
-            return table[name]
-        raise NameError(f"name {name!r} is not defined")
+        return globalns[name] if name in globalns else _builtin(name, globalns)
     if kind == _CONST:
         return node[1]
     if kind == _SUB:
@@ -256,13 +255,41 @@ def evaluate(node: Node, globalns: dict[str, Any]) -> Any:
         return value[evaluate(node[2], globalns)]
     if kind == _CALL:
         function = evaluate(node[1], globalns)
-        positional = [evaluate(item, globalns) for item in node[2]]
-        named = {name: evaluate(item, globalns) for name, item in node[3].items()}
+        positional = _values(node[2], globalns)
+        if not node[3]:
+            return function(*positional)
+        named = dict(zip(node[3], _values(node[3].values(), globalns), strict=True))
         return function(*positional, **named)
     if kind == _ATTR:
         return getattr(evaluate(node[1], globalns), node[2])
     if kind == _OR:
         left = evaluate(node[1], globalns)
         return left | evaluate(node[2], globalns)
-    items = [evaluate(item, globalns) for item in node[1]]
+    items = _values(node[1], globalns)
     return items if kind == _LIST else tuple(items)
+
+
+def _values(nodes: Iterable[Node], globalns: dict[str, Any]) -> list[Any]:
+    """``evaluate`` of each node in order; names and constants without a call of their own
+    (they are most of the leaves)."""
+    values: list[Any] = []
+    append = values.append
+    for node in nodes:
+        kind = node[0]
+        if kind == _CONST:
+            append(node[1])
+        elif kind == _NAME:
+            name = node[1]
+            append(globalns[name] if name in globalns else _builtin(name, globalns))
+        else:
+            append(evaluate(node, globalns))
+    return values
+
+
+def _builtin(name: str, globalns: dict[str, Any]) -> Any:
+    """A name the globals lack, from their ``__builtins__`` (as ``eval`` looks it up)."""
+    space = globalns.get("__builtins__", builtins)
+    table = space if type(space) is dict else vars(space)
+    if name in table:
+        return table[name]
+    raise NameError(f"name {name!r} is not defined")
