@@ -64,6 +64,12 @@ _TOKEN: Final = re.compile(
 _KEYWORDS: Final = frozenset(keyword.kwlist) | {"__debug__"}
 _CONSTANTS: Final = {"None": None, "True": True, "False": False}
 _END: Final = (_MARK, "")
+#: One token per punctuation mark, so the parser tells marks apart by identity.
+_MARKS: Final = {
+    mark: (_MARK, mark) for mark in ("[", "]", "(", ")", ",", "|", ".", "=", "-", "...")
+}
+_BAR, _COMMA, _EQUALS = _MARKS["|"], _MARKS[","], _MARKS["="]
+_CLOSE_PAREN = _MARKS[")"]
 _NUMBER_TYPES: Final = (int, float)
 
 
@@ -111,7 +117,7 @@ def _tokens(text: str) -> list[tuple[int, Any]] | None:
             else:
                 append((_NAME, name))
         elif mark:
-            append((_MARK, mark))
+            append(_MARKS[mark])
         elif number:
             if "." in number:
                 append((_CONST, float(number)))
@@ -132,7 +138,7 @@ def _expression(tokens: list[tuple[int, Any]], at: int, depth: int) -> tuple[Nod
     if depth > MAX_DEPTH:
         raise _Outside
     node, at = _primary(tokens, at, depth)
-    while tokens[at] == (_MARK, "|"):
+    while tokens[at] is _BAR:
         right, at = _primary(tokens, at + 1, depth)
         node = (_OR, node, right)
     return node, at
@@ -197,16 +203,16 @@ def _items(
     """Comma-separated expressions up to ``close``: the items, the position after ``close``, and
     whether a comma ended the list (``(a,)`` is a tuple, ``(a)`` is not)."""
     items: list[Node] = []
-    end = (_MARK, close)
+    end = _MARKS[close]
     while True:
-        if tokens[at] == end:
+        if tokens[at] is end:
             return items, at + 1, bool(items)
         item, at = _expression(tokens, at, depth + 1)
         items.append(item)
         token = tokens[at]
-        if token == end:
+        if token is end:
             return items, at + 1, False
-        if token != (_MARK, ","):
+        if token is not _COMMA:
             raise _Outside
         at += 1
 
@@ -216,10 +222,10 @@ def _call(tokens: list[tuple[int, Any]], at: int, function: Node, depth: int) ->
     positional: list[Node] = []
     named: dict[str, Node] = {}
     while True:
-        if tokens[at] == (_MARK, ")"):
+        if tokens[at] is _CLOSE_PAREN:
             return (_CALL, function, positional, named), at + 1
         kind, value = tokens[at]
-        if kind == _NAME and tokens[at + 1] == (_MARK, "="):
+        if kind == _NAME and tokens[at + 1] is _EQUALS:
             if value in named:
                 raise _Outside  # a syntax error, which compile reports
             named[value], at = _expression(tokens, at + 2, depth + 1)
@@ -229,9 +235,9 @@ def _call(tokens: list[tuple[int, Any]], at: int, function: Node, depth: int) ->
             item, at = _expression(tokens, at, depth + 1)
             positional.append(item)
         token = tokens[at]
-        if token == (_MARK, ")"):
+        if token is _CLOSE_PAREN:
             return (_CALL, function, positional, named), at + 1
-        if token != (_MARK, ","):
+        if token is not _COMMA:
             raise _Outside
         at += 1
 
