@@ -46,8 +46,9 @@ def _plain_hints(target: Any) -> dict[str, Any] | None:
     """Evaluate a plain function's annotations like ``get_type_hints``, or ``None`` to defer.
 
     Handles the common case cheaply: string annotations are parsed (``texts``) or compiled
-    once per text and evaluated in the function's globals. Anything less plain (a wrapped or bound callable, a
-    failure, a forward reference left inside the result) goes back to ``get_type_hints``.
+    once per text and evaluated in the function's globals. Anything less plain (a wrapped or
+    bound callable, a failure, a forward reference left inside the result) goes back to
+    ``get_type_hints``.
     """
     if not inspect.isfunction(target):
         return None
@@ -74,7 +75,8 @@ def _plain_hints(target: Any) -> dict[str, Any] | None:
                     code = parse_text(text) or compile(text, "<annotation>", "eval")
                     if len(_ANNOTATION_CODE) < 4096:
                         _ANNOTATION_CODE[text] = code
-                # What get_type_hints does, minus the compile.
+                # What get_type_hints does, minus the compile (a parsed text is evaluated by
+                # ``texts.evaluate``, which performs eval's steps).
                 if isinstance(code, types.CodeType):
                     annotation = eval(code, globalns)
                 else:
