@@ -3,8 +3,8 @@
 pedelec builds the schema from the signature with the standard library and `typing-extensions`;
 the MCP SDK's `MCPServer().tool()` does the same job with pydantic. Both are timed in one run on
 the same functions, each on a fresh server/session per iteration so nothing is reused between
-iterations (pedelec's compiled validators and compiled annotation texts are forgotten before
-each one: `forget`), and the sides of each row timed side by side (each repeat runs one batch
+iterations (pedelec's compiled validators and its parsed or compiled annotation texts are
+forgotten before each one: `forget`), and the sides of each row timed side by side (each repeat runs one batch
 of every side in turn). The constraints are `annotated-types` objects (`Ge`, `Le`, `MaxLen`),
 which both understand, so both validators check the same bounds.
 
@@ -201,9 +201,9 @@ def register_pedelec(count: int) -> None:
 def forget() -> None:
     """What a cold iteration starts from: pedelec keeps nothing from the iterations before.
 
-    Two caches outlive a session: compiled validators (``pedelec.schema``) and compiled
-    annotation texts (``pedelec.typed.hints``, used for ``from __future__ import annotations``
-    functions such as this file's). ``MCPServer`` keeps neither: it reads a signature with
+    Two caches outlive a session: compiled validators (``pedelec.schema``) and annotation
+    texts read before, parsed or compiled (``pedelec.typed.hints``, used for ``from __future__
+    import annotations`` functions such as this file's). ``MCPServer`` keeps neither: it reads a signature with
     ``inspect.signature(func, eval_str=True)`` (``mcp/server/mcpserver/utilities/
     func_metadata.py``), which ``eval``s each annotation text, compiling it, for each server.
     """
@@ -445,11 +445,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("## Registered and called (ns per iteration; pedelec cold)\n")
     print("pedelec: `Session().tool(fn)` + `await session.dispatch(name, args)`; mcp:")
     print("`MCPServer().tool()(fn)` + `await server.call_tool(name, args)`. Each pedelec")
-    print("iteration starts cold: its compiled validators and its compiled annotation texts")
+    print("iteration starts cold: its compiled validators and its read annotation texts")
     print("are forgotten (`forget`), as `MCPServer` keeps neither. pedelec's first call is")
     print("validated by its interpreter (a validator generates code once it has spent about")
     print("1 ms interpreting); *code forced* generates the validator's code before that first")
-    print("call. *texts seen* keeps the annotation texts compiled by earlier iterations, as a")
+    print("call. *texts seen* keeps the annotation texts read by earlier iterations, as a")
     print("later session of the same process finds them: for reading, not a target.\n")
     print_table(
         ["work", "MCPServer", "pedelec", "ratio (>= 10x)", "result", "code forced", "ratio",
