@@ -390,14 +390,30 @@ class Session(Declaring, Observing, Approving):
             # A tool of the quick table (``Registry.quick``): the validating copy is all of
             # admission its usual call needs (see ``_prepare``), unless it has a timeoutMs.
             validator, fn, limit, timeout_ms, entry, spec = hit
-            got = validator._copy(args, self._max_depth, self._room)
-            if got is False:  # invalid, too deep or too big: admission says exactly why
-                prepared = self._prepare(name, args, rid, _owned)
+            kind = type(args)
+            if kind is str or kind is bytes:
+                # Text is parsed for this call, so the parsed args need no copy: ``is_valid``
+                # is all of admission the usual call needs (``_prepare``'s text branch).
+                parsed = self._parsed_text(entry.name, args, rid)
+                if (
+                    type(parsed) is dict
+                    and "timeoutMs" not in parsed
+                    and validator.is_valid(parsed)
+                ):
+                    args = parsed
+                elif type(parsed) is ToolResult:
+                    return parsed
+                else:
+                    prepared = self._admit(entry, parsed, rid, False)
             else:
-                args = got[0]
-                if "timeoutMs" in args:
-                    # What is left of admission is what ``_prepare`` does after this copy.
-                    prepared = self._admit(entry, args, rid, True)
+                got = validator._copy(args, self._max_depth, self._room)
+                if got is False:  # invalid, too deep or too big: admission says exactly why
+                    prepared = self._prepare(name, args, rid, _owned)
+                else:
+                    args = got[0]
+                    if "timeoutMs" in args:
+                        # What is left of admission is what ``_prepare`` does after this copy.
+                        prepared = self._admit(entry, args, rid, True)
         runner = self._runner
         if prepared is not None:
             if type(prepared) is ToolResult:
@@ -659,16 +675,9 @@ class Session(Declaring, Observing, Approving):
                         return entry, args, spec, entry.timeout_ms
                 checked = entry.prepare is None
         elif kind is str or kind is bytes or kind is bytearray:
-            text = args
-            try:
-                args = parse_json_args(args, max_bytes=self._max_bytes, max_depth=self._max_depth)
-            except PedelecError as exc:
-                return _result.args_unparsable(name, rid, exc)
-            # A lone surrogate can only come from a \uD800-style escape (or a str holding one).
-            if (b"\\u" in text) if kind is not str else ("\\u" in text or not text.isascii()):
-                refused = _result.args_unsendable(name, rid, args)
-                if refused is not None:
-                    return refused
+            args = self._parsed_text(name, args, rid)
+            if type(args) is ToolResult:
+                return args
             if (
                 type(args) is dict
                 and "timeoutMs" not in args
@@ -687,6 +696,21 @@ class Session(Declaring, Observing, Approving):
             except NotJsonError as exc:
                 return _result.args_not_json(name, rid, exc)
         return self._admit(entry, args, rid, checked)
+
+    def _parsed_text(self, name: str, text: str | bytes | bytearray, rid: str | int) -> Any:
+        """Args sent as JSON text, parsed strictly for this call (so no one else holds them), or
+        the ``ToolResult`` that refuses them: text that is not strict JSON, or that holds a lone
+        surrogate (a parsed JSON value is never a ``ToolResult``)."""
+        try:
+            args = parse_json_args(text, max_bytes=self._max_bytes, max_depth=self._max_depth)
+        except PedelecError as exc:
+            return _result.args_unparsable(name, rid, exc)
+        # A lone surrogate can only come from a \uD800-style escape (or a str holding one).
+        if (b"\\u" in text) if type(text) is not str else ("\\u" in text or not text.isascii()):
+            refused = _result.args_unsendable(name, rid, args)
+            if refused is not None:
+                return refused
+        return args
 
     def _admit(
         self, entry: Entry, args: Any, rid: str | int, checked: bool

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from typing import Any
 
@@ -392,6 +393,72 @@ def test_the_quick_path_answers_every_call_as_full_admission_does(schema: Any, d
         assert first.to_json() == second.to_json()
     assert seen["quick"] == seen["full"]
     assert all(args is not value for args, value in itertools.product(seen["quick"], values))
+
+
+def as_text(value: Any) -> str | None:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+#: Ways to spoil a JSON text of args, each refused by the strict parse or by validation.
+SPOILERS = [
+    lambda text: text[:-1],  # cut short
+    lambda text: text.replace("{", '{"k": 1, "k": 2, ', 1) if text.startswith("{") else text,
+    lambda text: text.replace("{", '{"timeoutMs": 1, ', 1) if text.startswith("{") else text,
+    lambda text: text.replace("{", '{"s": "\\ud800", ', 1) if text.startswith("{") else text,
+    lambda text: "NaN",
+    lambda text: "[" + text + "]",
+    lambda text: text + " x",
+]
+
+
+@examples(100)
+@given(schema=root_schemas, data=st.data())
+def test_the_quick_path_answers_text_as_full_admission_does(schema: Any, data: Any) -> None:
+    # As above, with the args sent as JSON text (str or UTF-8 bytes), whole or spoiled: the
+    # quick path parses and validates text itself, and must answer as admission does.
+    values = [data.draw(values_for(schema), label="args") for _ in range(3)]
+    texts = [text for text in map(as_text, values) if text is not None]
+    texts += [data.draw(st.sampled_from(SPOILERS), label="spoil")(text) for text in texts]
+    compile_schema(schema)._generate()
+    quick, full = Session(), Session(max_concurrency=10**6)
+    seen: dict[str, list[Any]] = {"quick": [], "full": []}
+    for label, session in (("quick", quick), ("full", full)):
+        session.on_tool("t", description="T.", schema=schema)(recorder(seen[label]))
+
+    assert quick._quick is quick._registry.quick and full._quick is None
+    for text in texts:
+        for sent in (text, text.encode("utf-8", "surrogatepass")):
+            first = quick.dispatch_sync("t", sent, tool_request_id="same")
+            second = full.dispatch_sync("t", sent, tool_request_id="same")
+            check_result(first)
+            assert first.to_json() == second.to_json()
+    assert seen["quick"] == seen["full"]
+
+
+def test_a_quick_tool_called_with_text_gets_the_parsed_args_or_the_whole_error() -> None:
+    session, seen = quick_session()
+    assert session.dispatch_sync("set", '{"level": 7}').value == 7
+    assert session.dispatch_sync("set", b'{"level": 8}').value == 8
+    assert seen == [{"level": 7}, {"level": 8}]
+    assert session.dispatch_sync("set", '{"level": 1, "level": 2}').to_json() == {
+        "error": {
+            "code": "TOOL_ARGS_INVALID",
+            "message": 'Invalid arguments for tool "set": args are not valid JSON: duplicate '
+            'key "level" in the object at the root (line 1, column 14); send each key once. '
+            "Correct the arguments and call the tool again.",
+            "details": {"tool": "set", "pointer": "", "line": 1, "column": 14},
+        }
+    }
+    assert session.dispatch_sync("set", '{"level": 101}').error.details["errors"] == [  # type: ignore[union-attr]
+        {"path": "/level", "keyword": "maximum", "message": "must be <= 100, got 101"}
+    ]
+    late = session.dispatch_sync("set", '{"level": 3, "timeoutMs": 5000}')
+    assert late.value == 3
+    assert seen[-1] == {"level": 3}
+    assert session._runner.running == []
 
 
 def test_settings_changed_from_two_threads_leave_the_table_as_the_last_state_says() -> None:
