@@ -390,10 +390,15 @@ class Session(Declaring, Observing, Approving):
             # A tool of the quick table (``Registry.quick``): the validating copy is all of
             # admission its usual call needs (see ``_prepare``), unless it has a timeoutMs.
             validator, fn, limit, timeout_ms, entry, spec = hit
-            kind = type(args)
-            if kind is str or kind is bytes:
-                # Text is parsed for this call, so the parsed args need no copy: ``is_valid``
-                # is all of admission the usual call needs (``_prepare``'s text branch).
+            got = validator._copy(args, self._max_depth, self._room)
+            if got is not False:
+                args = got[0]
+                if "timeoutMs" in args:
+                    # What is left of admission is what ``_prepare`` does after this copy.
+                    prepared = self._admit(entry, args, rid, True)
+            elif type(args) is str or type(args) is bytes:
+                # Text (which the copy declines) is parsed for this call, so the parsed args
+                # need no copy: ``is_valid`` is all of admission the usual call needs.
                 parsed = self._parsed_text(entry.name, args, rid)
                 if (
                     type(parsed) is dict
@@ -405,15 +410,8 @@ class Session(Declaring, Observing, Approving):
                     return parsed
                 else:
                     prepared = self._admit(entry, parsed, rid, False)
-            else:
-                got = validator._copy(args, self._max_depth, self._room)
-                if got is False:  # invalid, too deep or too big: admission says exactly why
-                    prepared = self._prepare(name, args, rid, _owned)
-                else:
-                    args = got[0]
-                    if "timeoutMs" in args:
-                        # What is left of admission is what ``_prepare`` does after this copy.
-                        prepared = self._admit(entry, args, rid, True)
+            else:  # invalid, too deep or too big: admission says exactly why
+                prepared = self._prepare(name, args, rid, _owned)
         runner = self._runner
         if prepared is not None:
             if type(prepared) is ToolResult:
