@@ -402,7 +402,8 @@ def as_text(value: Any) -> str | None:
         return None
 
 
-#: Ways to spoil a JSON text of args, each refused by the strict parse or by validation.
+#: Ways to spoil a JSON text of args: each takes the call off the quick path, to a refusal by
+#: the strict parse or by validation, or to admission's handling of a ``timeoutMs``.
 SPOILERS = [
     lambda text: text[:-1],  # cut short
     lambda text: text.replace("{", '{"k": 1, "k": 2, ', 1) if text.startswith("{") else text,
@@ -455,8 +456,8 @@ def test_a_quick_tool_called_with_text_gets_the_parsed_args_or_the_whole_error()
     assert session.dispatch_sync("set", '{"level": 101}').error.details["errors"] == [  # type: ignore[union-attr]
         {"path": "/level", "keyword": "maximum", "message": "must be <= 100, got 101"}
     ]
-    late = session.dispatch_sync("set", '{"level": 3, "timeoutMs": 5000}')
-    assert late.value == 3
+    timed = session.dispatch_sync("set", '{"level": 3, "timeoutMs": 5000}')
+    assert timed.value == 3
     assert seen[-1] == {"level": 3}
     assert session._runner.running == []
 
