@@ -372,6 +372,26 @@ def recorder(seen: list[Any]) -> Any:
     return t
 
 
+def paired_sessions(schema: Any) -> tuple[Session, Session, dict[str, list[Any]]]:
+    """The tool ``t`` of ``schema`` in a session that uses the quick table and in one that cannot
+    (a cap makes every call go through admission and the flow), with the args each handler got."""
+    compile_schema(schema)._generate()
+    quick, full = Session(), Session(max_concurrency=10**6)
+    seen: dict[str, list[Any]] = {"quick": [], "full": []}
+    for label, session in (("quick", quick), ("full", full)):
+        session.on_tool("t", description="T.", schema=schema)(recorder(seen[label]))
+    assert quick._quick is quick._registry.quick and full._quick is None
+    return quick, full, seen
+
+
+def answer_alike(quick: Session, full: Session, args: Any) -> None:
+    """One call of ``t`` in both sessions: a well-formed result, the same in both."""
+    first = quick.dispatch_sync("t", args, tool_request_id="same")
+    second = full.dispatch_sync("t", args, tool_request_id="same")
+    check_result(first)
+    assert first.to_json() == second.to_json()
+
+
 @examples(150)
 @given(schema=root_schemas, data=st.data())
 def test_the_quick_path_answers_every_call_as_full_admission_does(schema: Any, data: Any) -> None:
@@ -379,18 +399,9 @@ def test_the_quick_path_answers_every_call_as_full_admission_does(schema: Any, d
     # call go through admission and the flow): the same result for each call, and the same
     # args reach each handler, never the caller's own objects.
     values = [data.draw(values_for(schema) | agent_args, label="args") for _ in range(4)]
-    compile_schema(schema)._generate()
-    quick, full = Session(), Session(max_concurrency=10**6)
-    seen: dict[str, list[Any]] = {"quick": [], "full": []}
-    for label, session in (("quick", quick), ("full", full)):
-        session.on_tool("t", description="T.", schema=schema)(recorder(seen[label]))
-
-    assert quick._quick is quick._registry.quick and full._quick is None
+    quick, full, seen = paired_sessions(schema)
     for value in values:
-        first = quick.dispatch_sync("t", value, tool_request_id="same")
-        second = full.dispatch_sync("t", value, tool_request_id="same")
-        check_result(first)
-        assert first.to_json() == second.to_json()
+        answer_alike(quick, full, value)
     assert seen["quick"] == seen["full"]
     assert all(args is not value for args, value in itertools.product(seen["quick"], values))
 
@@ -423,19 +434,10 @@ def test_the_quick_path_answers_text_as_full_admission_does(schema: Any, data: A
     values = [data.draw(values_for(schema), label="args") for _ in range(3)]
     texts = [text for text in map(as_text, values) if text is not None]
     texts += [data.draw(st.sampled_from(SPOILERS), label="spoil")(text) for text in texts]
-    compile_schema(schema)._generate()
-    quick, full = Session(), Session(max_concurrency=10**6)
-    seen: dict[str, list[Any]] = {"quick": [], "full": []}
-    for label, session in (("quick", quick), ("full", full)):
-        session.on_tool("t", description="T.", schema=schema)(recorder(seen[label]))
-
-    assert quick._quick is quick._registry.quick and full._quick is None
+    quick, full, seen = paired_sessions(schema)
     for text in texts:
         for sent in (text, text.encode("utf-8", "surrogatepass")):
-            first = quick.dispatch_sync("t", sent, tool_request_id="same")
-            second = full.dispatch_sync("t", sent, tool_request_id="same")
-            check_result(first)
-            assert first.to_json() == second.to_json()
+            answer_alike(quick, full, sent)
     assert seen["quick"] == seen["full"]
 
 
