@@ -208,6 +208,10 @@ FALLBACK = [
     "A =",
     "A = 1",
     "f(1 = 2)",
+    "f(None=1)",
+    "f(if=1)",
+    "A!",  # a character no token holds, where the text ends
+    "A[B]$",
     "café",  # non-ASCII name
     "'\\x00'",
     "1" * 19,  # more digits than parse reads

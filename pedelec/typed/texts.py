@@ -46,31 +46,27 @@ MAX_DEPTH: Final = 32
 Node = tuple[Any, ...]
 
 _NAME, _CONST, _ATTR, _SUB, _CALL, _OR, _LIST, _TUPLE = range(8)
-_MARK: Final = -1
 
-#: One token after optional spaces: a name, a number, a quoted string without backslash or
-#: control characters, a punctuation mark of the grammar, or any other character (which ends
-#: the parse). A number directly followed by a letter, digit, ``_`` or ``.`` is not one.
+#: One token: a name, a number, a quoted string without backslash or control characters, or a
+#: punctuation mark of the grammar. A number directly followed by a letter, digit, ``_`` or
+#: ``.`` is not one, nor is an integer of more than 18 digits (``compile``'s limit on digits,
+#: ``sys.set_int_max_str_digits``, is its own).
 _TOKEN: Final = re.compile(
-    r" *(?:([A-Za-z_][A-Za-z0-9_]*)"
-    r"|([0-9]+\.[0-9]+|0|[1-9][0-9]*)(?![A-Za-z0-9_.])"
-    r"|'([^'\\\x00-\x1f\x7f\ud800-\udfff]*)'"
-    r"|\"([^\"\\\x00-\x1f\x7f\ud800-\udfff]*)\""
-    r"|(\.\.\.|[][(),|.=-])"
-    r"|([^ ]))",
-    re.DOTALL,
+    r" *([A-Za-z_][A-Za-z0-9_]*"
+    r"|(?:[0-9]+\.[0-9]+|0|[1-9][0-9]{0,17})(?![A-Za-z0-9_.])"
+    r"|'[^'\\\x00-\x1f\x7f\ud800-\udfff]*'"
+    r"|\"[^\"\\\x00-\x1f\x7f\ud800-\udfff]*\""
+    r"|\.\.\.|[][(),|.=-])"
 )
-#: ``__debug__`` is compiled as a constant too; leaving it to ``compile`` is simplest.
-_KEYWORDS: Final = frozenset(keyword.kwlist) | {"__debug__"}
+#: ``None``, ``True`` and ``False`` are constants; ``__debug__`` is compiled as a constant too,
+#: and leaving it (with every other keyword) to ``compile`` is simplest.
 _CONSTANTS: Final = {"None": None, "True": True, "False": False}
-_END: Final = (_MARK, "")
-#: One token per punctuation mark, so the parser tells marks apart by identity.
-_MARKS: Final = {
-    mark: (_MARK, mark) for mark in ("[", "]", "(", ")", ",", "|", ".", "=", "-", "...")
+_KEYWORDS: Final = frozenset(keyword.kwlist) | {"__debug__"}
+#: What a token is, by its first character (a name, a number, a string); other tokens are marks.
+_STARTS: Final = {
+    **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", _NAME),
+    **dict.fromkeys("0123456789'\"", _CONST),
 }
-_BAR, _COMMA, _EQUALS = _MARKS["|"], _MARKS[","], _MARKS["="]
-_CLOSE_PAREN = _MARKS[")"]
-_NUMBER_TYPES: Final = (int, float)
 
 
 class _Outside(Exception):
@@ -93,151 +89,137 @@ def parse(text: str) -> Node | None:
         return (_NAME, text)
     if not text or text[0] == " ":
         return None  # compile refuses a leading space ("unexpected indent")
-    tokens = _tokens(text)
-    if tokens is None:
+    tokens = _TOKEN.findall(text)
+    # ``findall`` steps over what no token matches: the text is read only if every character
+    # outside the tokens is a space (the spaces of the text, less those inside strings).
+    joined = "".join(tokens)
+    if len(joined) + text.count(" ") - joined.count(" ") != len(text):
         return None
+    tokens.append("")  # the end: no token is empty
     try:
         node, at = _expression(tokens, 0, 0)
     except _Outside:
         return None
-    return node if tokens[at] is _END else None
+    return node if at == len(tokens) - 1 else None
 
 
-def _tokens(text: str) -> list[tuple[int, Any]] | None:
-    """``(kind, value)`` pairs ending with ``_END``: kind ``_NAME`` (value: the name),
-    ``_CONST`` (the value) or ``_MARK`` (the mark); ``None`` for a character outside the part."""
-    tokens: list[tuple[int, Any]] = []
-    append = tokens.append
-    for name, number, single, double, mark, other in _TOKEN.findall(text):
-        if name:
-            if name in _KEYWORDS:
-                if name not in _CONSTANTS:
-                    return None
-                append((_CONST, _CONSTANTS[name]))
-            else:
-                append((_NAME, name))
-        elif mark:
-            append(_MARKS[mark])
-        elif number:
-            if "." in number:
-                append((_CONST, float(number)))
-            elif len(number) > 18:
-                return None  # compile's limit on digits (sys.set_int_max_str_digits) is its own
-            else:
-                append((_CONST, int(number)))
-        elif other:
-            return None
-        else:  # a string, maybe empty (then every group is empty)
-            append((_CONST, single or double))
-    append(_END)
-    return tokens
-
-
-def _expression(tokens: list[tuple[int, Any]], at: int, depth: int) -> tuple[Node, int]:
+def _expression(tokens: list[str], at: int, depth: int) -> tuple[Node, int]:
     """``primary ('|' primary)*``, left to right."""
     if depth > MAX_DEPTH:
         raise _Outside
     node, at = _primary(tokens, at, depth)
-    while tokens[at] is _BAR:
+    while tokens[at] == "|":
         right, at = _primary(tokens, at + 1, depth)
         node = (_OR, node, right)
     return node, at
 
 
-def _primary(tokens: list[tuple[int, Any]], at: int, depth: int) -> tuple[Node, int]:
+def _name(token: str) -> str:
+    """A token that must be a name (after ``.``, before ``=``): not a keyword, not a constant."""
+    if _STARTS.get(token[:1]) != _NAME or token in _KEYWORDS:
+        raise _Outside
+    return token
+
+
+def _primary(tokens: list[str], at: int, depth: int) -> tuple[Node, int]:
     """An atom and its trailers (``.name``, ``[index]``, ``(arguments)``).
 
     A literal, a list or a tuple takes no trailer: ``compile`` warns about calling or indexing
     some of them (``[]()``, ``"a"[0]``), so such texts are left to it.
     """
-    kind, value = tokens[at]
+    token = tokens[at]
     at += 1
+    kind = _STARTS.get(token[:1])
     node: Node
-    if kind == _CONST:
-        return (_CONST, value), at
     if kind == _NAME:
-        node = (_NAME, value)
-    elif value == "[":
+        if token in _KEYWORDS:
+            if token not in _CONSTANTS:
+                raise _Outside
+            return (_CONST, _CONSTANTS[token]), at
+        node = (_NAME, token)
+    elif kind == _CONST:
+        return (_CONST, _constant(token)), at
+    elif token == "[":
         items, at, _ = _items(tokens, at, "]", depth)
         return (_LIST, items), at
-    elif value == "(":
+    elif token == "(":
         items, at, comma = _items(tokens, at, ")", depth)
         if comma or len(items) != 1:
             return (_TUPLE, items), at
         node = items[0]
         if node[0] == _CONST:
             return node, at
-    elif value == "-":
-        kind, value = tokens[at]
-        if kind != _CONST or type(value) not in _NUMBER_TYPES:
+    elif token == "-":
+        token = tokens[at]
+        if not token[:1].isdigit():
             raise _Outside
-        return (_CONST, -value), at + 1  # compile folds -1 into a constant too
-    elif value == "...":
+        return (_CONST, -_constant(token)), at + 1  # compile folds -1 into a constant too
+    elif token == "...":
         return (_CONST, ...), at
     else:
         raise _Outside
     while True:
-        kind, value = tokens[at]
-        if kind != _MARK:
-            return node, at
-        if value == "[":
+        token = tokens[at]
+        if token == "[":
             items, at, comma = _items(tokens, at + 1, "]", depth)
             if not items:
                 raise _Outside  # X[] is a syntax error
             node = (_SUB, node, items[0] if len(items) == 1 and not comma else (_TUPLE, items))
-        elif value == ".":
-            kind, value = tokens[at + 1]
-            if kind != _NAME:
-                raise _Outside
-            node = (_ATTR, node, value)
+        elif token == ".":
+            node = (_ATTR, node, _name(tokens[at + 1]))
             at += 2
-        elif value == "(":
+        elif token == "(":
             node, at = _call(tokens, at + 1, node, depth)
         else:
             return node, at
 
 
-def _items(
-    tokens: list[tuple[int, Any]], at: int, close: str, depth: int
-) -> tuple[list[Node], int, bool]:
+def _constant(token: str) -> Any:
+    """The value of a number or string token."""
+    first = token[0]
+    if first == "'" or first == '"':
+        return token[1:-1]
+    return float(token) if "." in token else int(token)
+
+
+def _items(tokens: list[str], at: int, close: str, depth: int) -> tuple[list[Node], int, bool]:
     """Comma-separated expressions up to ``close``: the items, the position after ``close``, and
     whether a comma ended the list (``(a,)`` is a tuple, ``(a)`` is not)."""
     items: list[Node] = []
-    end = _MARKS[close]
     while True:
-        if tokens[at] is end:
+        if tokens[at] == close:
             return items, at + 1, bool(items)
         item, at = _expression(tokens, at, depth + 1)
         items.append(item)
         token = tokens[at]
-        if token is end:
+        if token == close:
             return items, at + 1, False
-        if token is not _COMMA:
+        if token != ",":
             raise _Outside
         at += 1
 
 
-def _call(tokens: list[tuple[int, Any]], at: int, function: Node, depth: int) -> tuple[Node, int]:
+def _call(tokens: list[str], at: int, function: Node, depth: int) -> tuple[Node, int]:
     """Arguments up to ``)``: positional ones, then ``name=value`` ones (no repeated name)."""
     positional: list[Node] = []
     named: dict[str, Node] = {}
     while True:
-        if tokens[at] is _CLOSE_PAREN:
+        token = tokens[at]
+        if token == ")":
             return (_CALL, function, positional, named), at + 1
-        kind, value = tokens[at]
-        if kind == _NAME and tokens[at + 1] is _EQUALS:
-            if value in named:
+        if tokens[at + 1] == "=" and _STARTS.get(token[:1]) == _NAME:
+            if _name(token) in named:
                 raise _Outside  # a syntax error, which compile reports
-            named[value], at = _expression(tokens, at + 2, depth + 1)
+            named[token], at = _expression(tokens, at + 2, depth + 1)
         elif named:
             raise _Outside  # a positional argument after a named one
         else:
             item, at = _expression(tokens, at, depth + 1)
             positional.append(item)
         token = tokens[at]
-        if token is _CLOSE_PAREN:
+        if token == ")":
             return (_CALL, function, positional, named), at + 1
-        if token is not _COMMA:
+        if token != ",":
             raise _Outside
         at += 1
 
