@@ -23,6 +23,7 @@ from hypothesis import given, settings, strategies as st
 from jsonschema import Draft202012Validator
 from typing_extensions import Doc, ReadOnly, TypeAliasType
 
+import pedelec.schema
 from pedelec import compile_schema
 from pedelec._context import ToolCallContext
 from pedelec._handlers import HandlerSpec
@@ -1151,6 +1152,54 @@ def test_google_docstring_and_context_parameter() -> None:
     assert isinstance(tool.handler, HandlerSpec)
     assert tool.handler.source is search
     assert tool.handler.is_async is False
+
+
+class DocText(str):
+    """A ``str`` subclass, as a library's description type may be."""
+
+
+def labelled(count: Annotated[int, DocText("How many."), Minimum(0)]) -> int:
+    """Count things."""
+    return count
+
+
+def test_the_validator_keeps_a_plain_private_copy_of_the_inferred_schema() -> None:
+    """The inferred schema's text is written from it directly (``_cache.compiled_built``); the
+    validator's copy, read back from that text, is plain JSON and shares nothing with it."""
+    pedelec.schema._clear_cache()
+    tool = infer_tool(labelled)
+    node = tool.validator.schema["properties"]["count"]
+    assert node == {"type": "integer", "description": "How many.", "minimum": 0}
+    assert type(node["description"]) is str
+    assert type(tool.schema["properties"]["count"]["description"]) is DocText
+    tool.schema["properties"]["count"]["minimum"] = 5
+    assert node["minimum"] == 0
+    assert tool.validator.is_valid({"count": 1})
+    # Cached by the text: a later inference and compile_schema of the same schema share it.
+    assert infer_tool(labelled).validator is tool.validator
+    assert compile_schema(infer_tool(labelled).schema) is tool.validator
+
+
+def lone_surrogate(x: Annotated[int, "bad \ud800 text"]) -> int:
+    """Take x."""
+    return x
+
+
+def test_an_inferred_schema_that_cannot_be_sent_names_its_parameter() -> None:
+    pedelec.schema._clear_cache()
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(lone_surrogate)
+    assert caught.value.message == (
+        'Parameter "x" of tool "lone_surrogate": Invalid schema at /properties/x/description: '
+        "the string holds a lone surrogate (U+D800), which UTF-8 cannot encode; the schema "
+        "cannot be sent as JSON."
+    )
+    assert caught.value.details == {
+        "pointer": "/properties/x/description",
+        "keyword": "description",
+        "tool": "lone_surrogate",
+        "parameter": "x",
+    }
 
 
 def numpy_style(city: str, days: int = 1, *, units: Literal["c", "f"] = "c") -> str:

@@ -18,7 +18,7 @@ from pedelec._json.wire import has_surrogate
 from pedelec.schema.check import checked, checked_clone
 from pedelec.schema.validator import Validator, compile_node
 
-__all__ = ["CACHE_SIZE", "clear", "compiled"]
+__all__ = ["CACHE_SIZE", "clear", "compiled", "compiled_built"]
 
 #: Enough for every tool of many sessions; bounded so schemas built on the fly cannot grow the
 #: process without limit (the oldest entry goes first).
@@ -52,6 +52,31 @@ def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validat
     except (NotJsonError, ValueError):  # not JSON, or an int no JSON text can hold
         checked(schema, root)  # raises Invalid with the path of the bad value
         raise  # pragma: no cover - checked always raises for such input
+    return _cached(text, max_pattern_length, root, schema, clone)
+
+
+def compiled_built(schema: dict[str, Any], max_pattern_length: int) -> Validator:
+    """``compiled`` of a tool schema pedelec built itself (``typed.infer_tool``).
+
+    Such a schema holds plain JSON values only (dicts and lists it made, ``str``, ``int``,
+    ``float``, ``bool`` and ``None``, or subclasses of ``str`` and ``int``, which JSON text writes
+    as their base type). So it gives the same text as its clone: the text is written from the
+    schema itself, and when no validator of it is cached, the validator's private copy is read
+    back from that text (a JSON decoder is quicker than ``clone_json``).
+
+    Raises:
+        Invalid: as ``compiled``.
+    """
+    try:
+        text = dumps_compact(schema)
+    except ValueError:  # an int past the digit limit: ``compiled`` reports where it is
+        return compiled(schema, max_pattern_length)
+    return _cached(text, max_pattern_length, True, schema, None)
+
+
+def _cached(text: str, max_pattern_length: int, root: bool, schema: Any, clone: Any) -> Validator:
+    """The validator keyed by ``text``, compiled from a checked private copy when new: ``clone``
+    (``clone_json`` of ``schema``), or, given ``None``, the copy read back from ``text``."""
     key = (text, max_pattern_length, root)
     validator = _validators.get(key)
     if validator is not None:
@@ -60,13 +85,29 @@ def compiled(schema: Any, max_pattern_length: int, root: bool = True) -> Validat
         validator = _validators.get(key)
         if validator is None:
             # The text was written, so every int fits; without a surrogate it is sendable, and
-            # the clone already made is the one to check (``checked`` would copy and walk again).
-            node = checked(schema, root) if has_surrogate(text) else checked_clone(clone, root)
+            # the copy is the one to check (``checked`` would copy and walk again).
+            if has_surrogate(text):
+                node = checked(schema, root)
+            else:
+                node = checked_clone(_read(text) if clone is None else clone, root)
             validator = compile_node(node, max_pattern_length=max_pattern_length)
             if len(_validators) >= CACHE_SIZE:
                 del _validators[next(iter(_validators))]
             _validators[key] = validator
     return validator
+
+
+def _read(text: str) -> Any:
+    """The JSON value ``text`` holds (written by ``dumps_compact``, so it is one whole value)."""
+    global _decode
+    if _decode is None:
+        import json
+
+        _decode = json.JSONDecoder().raw_decode
+    return _decode(text)[0]
+
+
+_decode: Any = None
 
 
 def clear() -> None:

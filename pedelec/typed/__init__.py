@@ -451,7 +451,7 @@ def _compiled(schema: dict[str, Any], tool: str, max_pattern_length: int) -> Val
     from pedelec.schema.check import Invalid
 
     try:
-        return _cache.compiled(schema, max_pattern_length)
+        return _cache.compiled_built(schema, max_pattern_length)
     except Invalid as bad:
         exc = bad.error(None)
         details = {**exc.details, "tool": tool}
