@@ -1202,6 +1202,65 @@ def test_an_inferred_schema_that_cannot_be_sent_names_its_parameter() -> None:
     }
 
 
+#: An int with more digits than Python writes as text (sys.get_int_max_str_digits()).
+HUGE = 10**5000
+
+
+def huge_ge(x: Annotated[int, at.Ge(HUGE)]) -> None:
+    """Take x."""
+
+
+def huge_gt(x: Annotated[int, at.Gt(HUGE)]) -> None:
+    """Take x."""
+
+
+def huge_minimum(x: Annotated[int, Minimum(HUGE)]) -> None:
+    """Take x."""
+
+
+def huge_default(x: int = HUGE) -> None:
+    """Take x."""
+
+
+def huge_example(x: Annotated[int, Examples(HUGE)]) -> None:
+    """Take x."""
+
+
+def huge_literal(x: Literal[HUGE] | str) -> None:
+    """Take x."""
+
+
+@pytest.mark.parametrize(
+    ("fn", "pointer", "keyword"),
+    [
+        (huge_ge, "/properties/x/minimum", "minimum"),
+        (huge_gt, "/properties/x/minimum", "minimum"),
+        (huge_minimum, "/properties/x/minimum", "minimum"),
+        (huge_default, "/properties/x/default", "default"),
+        (huge_example, "/properties/x/examples/0", "examples"),
+        (huge_literal, "/properties/x/oneOf/0/enum/0", "enum"),
+    ],
+    ids=lambda v: v.__name__ if callable(v) else None,
+)
+def test_an_int_too_long_to_write_is_an_input_error(
+    fn: Callable[..., Any], pointer: str, keyword: str
+) -> None:
+    """Not an OverflowError from a bound's check, nor a ValueError from writing a label."""
+    with pytest.raises(PedelecError) as caught:
+        infer_tool(fn)
+    assert caught.value.message == (
+        f'Parameter "x" of tool "{fn.__name__}": Invalid schema at {pointer}: an integer with '
+        "more than 4300 digits, more than Python writes as text "
+        "(sys.get_int_max_str_digits()); the schema cannot be sent as JSON."
+    )
+    assert caught.value.details == {
+        "pointer": pointer,
+        "keyword": keyword,
+        "tool": fn.__name__,
+        "parameter": "x",
+    }
+
+
 def numpy_style(city: str, days: int = 1, *, units: Literal["c", "f"] = "c") -> str:
     """Forecast the weather.
 

@@ -218,4 +218,7 @@ def annotation_label(tp: Any) -> str:
 def literal_label(value: Any) -> str:
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
-    return repr(value)
+    try:
+        return repr(value)
+    except ValueError:  # an int past the digit limit of int-to-text conversion
+        return f"<an int of {value.bit_length()} bits>"

@@ -127,7 +127,8 @@ class Constraints:
     def _bound(self, kind: str, meta: Any, field: str, value: Any) -> None:
         if kind not in ("integer", "number"):
             raise self.fail(self._misplaced(meta, "int and float"))
-        if type(value) not in (int, float) or not math.isfinite(value):
+        # An int is always finite (math.isfinite would convert it to a float, and overflow).
+        if type(value) is not int and (type(value) is not float or not math.isfinite(value)):
             raise self.fail(f"{meta!r}: the bound must be a finite int or float")
         if field in ("ge", "le"):
             self.node["minimum" if field == "ge" else "maximum"] = value
