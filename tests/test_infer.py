@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import functools
+import inspect
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -42,6 +43,7 @@ from pedelec.markers import (
 )
 from pedelec.schema import check_schema
 from pedelec.typed import InferredTool, infer_tool
+from pedelec.typed.docstrings import _GOOGLE_ENTRY, parse_docstring
 
 # --- types used by the table (module level: annotations are resolved in this module) ----------
 
@@ -1586,6 +1588,26 @@ def test_docstring_section_details(fn: Callable[..., Any], descriptions: dict[st
     assert {
         k: v["description"] for k, v in properties.items() if "description" in v
     } == descriptions
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from([*"ab_Z9*:() \t.,-", "é", "\u00a0", "\u2003"]),
+        min_size=1,
+        max_size=16,
+    )
+)
+def test_a_google_entry_reads_as_its_pattern_says(line: str) -> None:
+    """The usual ``name: text`` entry is read without the entry regex; every line must still
+    give what the regex gives (name and text, or no entry at all)."""
+    if not line.strip():
+        return
+    doc = f"Summary.\n\nArgs:\n    {line.strip()}\n"
+    _, params = parse_docstring(doc)
+    entry = inspect.cleandoc(doc).splitlines()[3].strip()  # tabs expanded, as the parser reads
+    match = _GOOGLE_ENTRY.fullmatch(entry)
+    expected = {match.group(1): match.group(2)} if match and match.group(2) else {}
+    assert params == expected
 
 
 # --- markers --------------------------------------------------------------------------------

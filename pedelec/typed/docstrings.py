@@ -153,6 +153,17 @@ def _google_section(lines: list[str], index: int, header: int, params: dict[str,
             if indent <= entry:
                 if names:
                     _add(params, names, parts)
+                # "name: text", the usual entry, read without the regex: what it would give.
+                name, colon, text = stripped.partition(":")
+                if colon and name.isidentifier() and name.isascii():
+                    if not text:
+                        names, parts = [name], [""]
+                        index += 1
+                        continue
+                    if text[0].isspace():
+                        names, parts = [name], [text.lstrip()]
+                        index += 1
+                        continue
                 match = fullmatch(stripped)
                 if match is None:
                     names, parts = [], [""]
