@@ -204,6 +204,9 @@ REJECTED = [
     pytest.param(prop({"type": "number", "enum": [1, "x", 1]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 must be a number like its node, got string "x"; fix the entry or the node\'s "type"'), id="enum-member-before-repeat"),
     pytest.param(prop({"type": "number", "enum": [1, 1.0, "x"]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 (1.0) repeats entry 0; list each value once'), id="enum-repeat-before-member"),
     pytest.param(prop({"type": "number", "enum": ["x", "x"]}), P + "/enum/0", "enum", msg(P + "/enum/0", '"enum" entry 0 must be a number like its node, got string "x"; fix the entry or the node\'s "type"'), id="enum-member-repeated"),
+    # An unhashable entry sends the search for repeats past its set-based shortcut.
+    pytest.param(prop({"type": "string", "enum": ["a", "a", ["b"]]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 ("a") repeats entry 0; list each value once'), id="enum-repeat-before-unhashable"),
+    pytest.param(prop({"type": "string", "enum": ["a", {"b": 1}, "a"]}), P + "/enum/1", "enum", msg(P + "/enum/1", '"enum" entry 1 must be a string like its node, got object {"b":1}; fix the entry or the node\'s "type"'), id="enum-unhashable-member"),
     # --- lengths and counts: non-negative integers (True is not one, 2.0 is) ----------------
     *[
         pytest.param(prop({**node, keyword: value}), f"{P}/{keyword}", keyword, msg(f"{P}/{keyword}", count_clause(keyword, got)), id=f"{keyword}-{got}")

@@ -40,6 +40,7 @@ def _join(names: Iterable[str]) -> str:
 
 
 _TYPES: Final = tuple(kind for kind in SUBSET if kind != "oneOf")
+_TYPE_SET: Final = frozenset(_TYPES)
 
 _REUSE: Final = (
     "write the node in place instead (to reuse a node, assign it to a Python constant and "
@@ -196,7 +197,11 @@ def _walk(root: Any, found: list[Invalid] | None = None) -> None:
                     f"the schema is nested too deeply (more than {MAX_SCHEMA_DEPTH} levels of "
                     f"nodes); flatten it or split the tool",
                 )
-            kind = _kind_of(node, path)
+            # The usual node, {"type": <a type>, ...}, is told without a call; _kind_of says
+            # what is wrong with any other.
+            kind = node.get("type") if node.__class__ is dict else None
+            if kind.__class__ is not str or kind not in _TYPE_SET or "oneOf" in node:
+                kind = _kind_of(node, path)
         except Invalid as bad:
             _broken(bad, found)
             continue

@@ -150,7 +150,7 @@ def _is_boolean(value: Any) -> bool:
 
 
 def _check_text(value: Any, node: Mapping[str, Any]) -> _Problem | None:
-    if _is_string(value):
+    if type(value) is str:
         return None
     return (), f'"description" must be a string, got {got(value)}; write it as text'
 
@@ -171,7 +171,8 @@ def _example_list(value: Any, node: Mapping[str, Any]) -> _Problem | None:
 
 def _count(keyword: str) -> _Check:
     def check(value: Any, node: Mapping[str, Any]) -> _Problem | None:
-        if _is_integer(value) and value >= 0:
+        kind = type(value)
+        if (kind is int or (kind is float and value.is_integer())) and value >= 0:
             return None
         return (), (
             f"{quoted(keyword)} must be a non-negative integer, got {got(value)}; "
@@ -183,7 +184,7 @@ def _count(keyword: str) -> _Check:
 
 def _number(keyword: str) -> _Check:
     def check(value: Any, node: Mapping[str, Any]) -> _Problem | None:
-        if _is_number(value):
+        if type(value) is int or type(value) is float:
             return None
         return (), f"{quoted(keyword)} must be a number, got {got(value)}; use a number such as 0"
 
@@ -212,7 +213,7 @@ def _at_most(lower: str, upper: str, value_check: _Check) -> _Check:
 
 def _flag(keyword: str) -> _Check:
     def check(value: Any, node: Mapping[str, Any]) -> _Problem | None:
-        if _is_boolean(value):
+        if type(value) is bool:
             return None
         return (), f"{quoted(keyword)} must be true or false, got {got(value)}; use true or false"
 
@@ -232,8 +233,17 @@ def _enum(member_ok: Callable[[Any], bool], member: str) -> _Check:
                 f'"enum" must be a non-empty array of {member} values, got {got(value)}; '
                 f'list the allowed values, or remove "enum"'
             )
-        bad = next((index for index, item in enumerate(value) if not member_ok(item)), None)
-        repeat = next(duplicates(value), None)
+        bad = None
+        for index, item in enumerate(value):
+            if not member_ok(item):
+                bad = index
+                break
+        # Distinct as Python sees them is distinct as the validator does (it tells True from 1
+        # too): only lists with a Python repeat are searched for a validator's one.
+        try:
+            repeat = None if len(set(value)) == len(value) else next(duplicates(value), None)
+        except TypeError:  # an unhashable entry (a list or an object)
+            repeat = next(duplicates(value), None)
         # The problem at the lower index is reported, a wrong member before a repeat of it.
         if bad is not None and (repeat is None or bad <= repeat[1]):
             return (bad,), (
