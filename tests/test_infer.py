@@ -16,7 +16,16 @@ import inspect
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, NewType, NotRequired, Required, TypedDict
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    NewType,
+    NotRequired,
+    Required,
+    TypedDict,
+)
 
 import annotated_types as at
 import pytest
@@ -729,6 +738,8 @@ REJECTED: list[tuple[str, Any, Any, str]] = [
         ),
     ),
     ("bytes", bytes, NO_DEFAULT, where(f"bytes {NOT_SUPPORTED}")),
+    # typing.get_origin(Generic) is Generic itself: its label must not follow that loop.
+    ("generic", Generic, NO_DEFAULT, where(f"Generic {NOT_SUPPORTED}")),
     (
         "tuple",
         tuple[int, int],

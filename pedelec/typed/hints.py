@@ -200,7 +200,7 @@ def annotation_label(tp: Any) -> str:
         return " | ".join(annotation_label(m) for m in get_args(tp))
     if origin is Literal:
         return f"Literal[{', '.join(literal_label(v) for v in get_args(tp))}]"
-    if origin is not None:
+    if origin is not None and origin is not tp:  # get_origin(Generic) is Generic
         args = get_args(tp)
         name = annotation_label(origin)
         return f"{name}[{', '.join(annotation_label(a) for a in args)}]" if args else name
