@@ -11,7 +11,7 @@ one concern a module (data flows down this list; each imports only those below i
 * ``clone``: ``clone_json``, the strict copy of Python values, and ``NotJsonError``.
 * ``locate``: ``pointer``, line and column, and the scanner that finds where a text is wrong.
 * ``render``: the one message vocabulary (``render``, ``quote``, ``describe``, ``type_name``).
-* ``dump``: ``dumps_canonical`` / ``dumps_compact``.
+* ``dump``: ``dumps_canonical`` / ``dumps_compact``, and ``loads_dumped`` to read their text back.
 
 Nothing here recurses on the depth of a value, so a deeply nested value is an error with a
 location, never a ``RecursionError``. ``json`` is imported inside the functions that need it,
@@ -21,7 +21,7 @@ which keeps ``import pedelec`` light.
 from __future__ import annotations
 
 from pedelec._json.clone import NotJsonError, clone_json
-from pedelec._json.dump import dumps_canonical, dumps_compact
+from pedelec._json.dump import dumps_canonical, dumps_compact, loads_dumped
 from pedelec._json.equal import duplicates, json_equal, json_key
 from pedelec._json.locate import pointer
 from pedelec._json.parse import parse_json_args
@@ -35,6 +35,7 @@ __all__ = [
     "duplicates",
     "json_equal",
     "json_key",
+    "loads_dumped",
     "parse_json_args",
     "pointer",
     "type_name",

@@ -21,6 +21,7 @@ __all__ = [
     "Text",
     "dumps_canonical",
     "dumps_compact",
+    "loads_dumped",
     "string_encoder",
 ]
 
@@ -37,6 +38,27 @@ def string_encoder() -> Callable[[str], str]:
 
         _string_encoders.append(encode_basestring)
     return _string_encoders[0]
+
+
+_decoders: list[Callable[[str], tuple[Any, int]]] = []
+
+
+def loads_dumped(text: str) -> Any:
+    """The value of a text that ``dumps_compact`` or ``dumps_canonical`` wrote, as a fresh copy
+    of plain JSON types (``json``'s C decoder, loaded once; quicker than ``clone_json``).
+
+    The text is trusted to be one whole JSON value, so nothing beyond ``json``'s own decoding is
+    checked: args an agent sends go through ``parse_json_args``.
+
+    Example:
+        >>> loads_dumped(dumps_compact({"b": [1, 2.5], "a": None}))
+        {'b': [1, 2.5], 'a': None}
+    """
+    if not _decoders:
+        from json import JSONDecoder
+
+        _decoders.append(JSONDecoder().raw_decode)
+    return _decoders[0](text)[0]
 
 
 class Text:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pedelec._json import NotJsonError, clone_json, dumps_compact
+from pedelec._json import NotJsonError, clone_json, dumps_compact, loads_dumped
 from pedelec._json.wire import has_surrogate
 from pedelec.schema.check import checked, checked_clone
 from pedelec.schema.validator import Validator, compile_node
@@ -89,25 +89,12 @@ def _cached(text: str, max_pattern_length: int, root: bool, schema: Any, clone: 
             if has_surrogate(text):
                 node = checked(schema, root)
             else:
-                node = checked_clone(_read(text) if clone is None else clone, root)
+                node = checked_clone(loads_dumped(text) if clone is None else clone, root)
             validator = compile_node(node, max_pattern_length=max_pattern_length)
             if len(_validators) >= CACHE_SIZE:
                 del _validators[next(iter(_validators))]
             _validators[key] = validator
     return validator
-
-
-def _read(text: str) -> Any:
-    """The JSON value ``text`` holds (written by ``dumps_compact``, so it is one whole value)."""
-    global _decode
-    if _decode is None:
-        import json
-
-        _decode = json.JSONDecoder().raw_decode
-    return _decode(text)[0]
-
-
-_decode: Any = None
 
 
 def clear() -> None:

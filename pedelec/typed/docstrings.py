@@ -155,20 +155,15 @@ def _google_section(lines: list[str], index: int, header: int, params: dict[str,
                     _add(params, names, parts)
                 # "name: text", the usual entry, read without the regex: what it would give.
                 name, colon, text = stripped.partition(":")
-                if colon and name.isidentifier() and name.isascii():
-                    if not text:
-                        names, parts = [name], [""]
-                        index += 1
-                        continue
-                    if text[0].isspace():
-                        names, parts = [name], [text.lstrip()]
-                        index += 1
-                        continue
-                match = fullmatch(stripped)
-                if match is None:
-                    names, parts = [], [""]
+                plain = colon and name.isidentifier() and name.isascii()
+                if plain and (not text or text[0].isspace()):
+                    names, parts = [name], [text.lstrip()]
                 else:
-                    names, parts = [match.group(1)], [match.group(2) or ""]
+                    match = fullmatch(stripped)
+                    if match is None:
+                        names, parts = [], [""]
+                    else:
+                        names, parts = [match.group(1)], [match.group(2) or ""]
             else:
                 parts.append(stripped)
         index += 1
