@@ -4,9 +4,9 @@ pedelec builds the schema from the signature with the standard library and `typi
 the MCP SDK's `MCPServer().tool()` does the same job with pydantic. Both are timed in one run on
 the same functions, each on a fresh server/session per iteration so nothing is reused between
 iterations (pedelec's compiled validators and its parsed or compiled annotation texts are
-forgotten before each one: `forget`), and the sides of each row timed side by side (each repeat runs one batch
-of every side in turn). The constraints are `annotated-types` objects (`Ge`, `Le`, `MaxLen`),
-which both understand, so both validators check the same bounds.
+forgotten before each one: `forget`), and the sides of each row timed side by side (each
+repeat runs one batch of every side in turn). The constraints are `annotated-types` objects
+(`Ge`, `Le`, `MaxLen`), which both understand, so both validators check the same bounds.
 
 - *Register*: infer and register a 6-parameter tool (issue 5); pedelec cold, with the
   annotation texts seen before (validators forgotten), and warm. Registering alone leaves pedelec's validator
@@ -203,9 +203,10 @@ def forget() -> None:
 
     Two caches outlive a session: compiled validators (``pedelec.schema``) and annotation
     texts read before, parsed or compiled (``pedelec.typed.hints``, used for ``from __future__
-    import annotations`` functions such as this file's). ``MCPServer`` keeps neither: it reads a signature with
-    ``inspect.signature(func, eval_str=True)`` (``mcp/server/mcpserver/utilities/
-    func_metadata.py``), which ``eval``s each annotation text, compiling it, for each server.
+    import annotations`` functions such as this file's). ``MCPServer`` keeps neither: it reads
+    a signature with ``inspect.signature(func, eval_str=True)`` (``mcp/server/mcpserver/
+    utilities/func_metadata.py``), which ``eval``s each annotation text, compiling it, for
+    each server.
     """
     pedelec.schema._clear_cache()
     hints._ANNOTATION_CODE.clear()
