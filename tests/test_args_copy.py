@@ -7,6 +7,9 @@ replaces on the session's hot path: ``clone_json`` and then ``is_valid``.
   nested deeper than the schema's own containers allow under the depth bound.
 * Bounds: ``room`` is exact (the largest count that passes, and one less that fails), and an
   undeclared container is cloned under what is left of the depth and the count.
+* Arrays of objects whose properties are all scalars are checked in the loop and copied by
+  ``dict.copy`` after it; an item with undeclared properties sends every item's copy through
+  ``copy_extras``. The same agreement holds for them, drawn on their own.
 * Args parsed for the call (``_owned``) reach the handler as they are: no copy.
 """
 
@@ -16,11 +19,20 @@ import json
 from enum import StrEnum
 from typing import Any
 
+import pytest
 from hypothesis import given, strategies as st
-from test_hardening_properties import examples, nodes, root_schemas, values_for
+from test_hardening_properties import (
+    examples,
+    nodes,
+    object_nodes,
+    root_schemas,
+    scalar_nodes,
+    values_for,
+)
 
 from pedelec import Session, compile_schema
 from pedelec._json import NotJsonError, clone_json
+from pedelec.schema import _codegen
 from pedelec.schema.validator import Validator, compile_node
 
 
@@ -74,7 +86,11 @@ def general(validator: Any, value: Any, depth: int, most: int) -> Any:
 @given(st.data(), st.integers(1, 6), st.integers(1, 40))
 def test_the_copier_agrees_with_clone_then_validate(data: Any, depth: int, most: int) -> None:
     schema = data.draw(root_schemas)
-    value = data.draw(values_for(schema))
+    agrees(schema, data.draw(values_for(schema)), depth, most)
+
+
+def agrees(schema: dict[str, Any], value: Any, depth: int, most: int) -> None:
+    """The copier of ``schema`` against the general path, on ``value``."""
     validator = generated(compile_node(schema))
     got = validator._copy(value, depth, most - 1)
     expected = general(validator, value, depth, most)
@@ -104,6 +120,95 @@ def test_a_valid_value_is_copied_by_the_nested_copiers_too(data: Any) -> None:
     if got is not False:
         assert json.dumps(got[0]) == json.dumps(expected)
         assert not set(containers(got[0])) & set(containers(value))
+
+
+#: Root schemas whose one property is an array of flat objects (the ``flat_items`` path).
+flat_arrays = object_nodes(scalar_nodes).map(
+    lambda item: {"type": "object", "properties": {"rows": {"type": "array", "items": item}}}
+)
+
+
+@examples(150)
+@given(st.data(), st.integers(1, 6), st.integers(1, 40))
+def test_arrays_of_flat_objects_agree_with_clone_then_validate(
+    data: Any, depth: int, most: int
+) -> None:
+    schema = data.draw(flat_arrays)
+    agrees(schema, data.draw(values_for(schema)), depth, most)
+
+
+POINT = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
+POINTS = generated(
+    compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "points": {"type": "array", "items": POINT},
+                "spans": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                    },
+                },
+            },
+        }
+    )
+)
+
+
+def test_the_flat_path_is_the_one_generated() -> None:
+    text = _codegen._source(POINTS.schema, "copy", 512, _codegen._stub)[0]
+    assert text.count("[*map(") == 2
+    assert ".append" not in text
+
+
+# (args, room that just fits or None, the copy's count): every value counted once, extras too.
+FLAT_ROOMS = [
+    ({"points": [{"x": 1}, {"x": 2.5}]}, 5),
+    ({"points": [{"x": 1}, {"x": 2, "tag": "t"}]}, 6),
+    ({"points": [{"x": 1, "more": [1, {"y": 2}]}]}, 7),
+    ({"spans": [{}, {"a": 1}, {"a": 1, "b": 2}]}, 7),
+    ({"spans": [{"a": 1, "c": {"d": [None]}}]}, 6),
+    ({"points": [], "spans": []}, 2),
+]
+
+
+@pytest.mark.parametrize(("value", "count"), FLAT_ROOMS)
+def test_flat_items_count_every_value_and_room_is_exact(value: Any, count: int) -> None:
+    assert count + 1 == values(value)
+    copy, got = POINTS._copy(value, 64, count)
+    assert (copy, got) == (value, count)
+    assert json.dumps(copy) == json.dumps(value)
+    assert not set(containers(copy)) & set(containers(value))
+    assert POINTS._copy(value, 64, count - 1) is False
+
+
+def test_flat_items_clone_undeclared_containers_under_the_depth_left() -> None:
+    value = {"points": [{"x": 1}, {"x": 2, "more": [[3]]}]}  # the inner list is at depth 5
+    copy, count = POINTS._copy(value, 5, 100)
+    assert (copy, count) == (value, 8)
+    assert copy["points"][1]["more"] is not value["points"][1]["more"]
+    assert copy["points"][1]["more"][0] is not value["points"][1]["more"][0]
+    assert POINTS._copy(value, 4, 100) is False
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"x": "1"},
+        {"x": True},
+        {"x": float("inf")},
+        {},
+        {"x": 1, "more": (1,)},
+        {"x": 1, 2: 3},
+        {"x": 1, "more": float("nan")},
+        [1],
+    ],
+)
+def test_flat_items_decline_what_is_not_valid(item: Any) -> None:
+    assert POINTS._copy({"points": [{"x": 0}, item]}, 64, 100) is False
+    assert POINTS._copy({"points": [item, {"x": 0, "extra": 1}]}, 64, 100) is False
 
 
 TAGS = generated(

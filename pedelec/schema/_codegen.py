@@ -343,9 +343,13 @@ class _Gen:
             extras = self.use(_runtime.extras_errors)
             self.line(ind + 1, f"{extras}({v}, {declared}, {self.path(p)}, out)")
         else:
-            extras = self.use(_runtime.extras_ok)
-            self.line(ind, f"if len({v}) != {expected} and not {extras}({v}, {declared}):")
-            self.line(ind + 1, "return False")
+            self.undeclared(v, expected, declared, ind)
+
+    def undeclared(self, v: str, expected: str, declared: str, ind: int) -> None:
+        """``is_valid``'s check of an object's undeclared properties (only when it has some)."""
+        extras = self.use(_runtime.extras_ok)
+        self.line(ind, f"if len({v}) != {expected} and not {extras}({v}, {declared}):")
+        self.line(ind + 1, "return False")
 
     def one_of(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         branches = tuple(self.make(b, self.pattern_limit) for b in node["oneOf"])
@@ -394,6 +398,10 @@ class _CopyGen(_Gen):
         self.depth = 1
         self.deepest = 0
 
+    #: Set while an item of a flat array is emitted (``flat_items``): the name of the flag
+    #: raised by an item with undeclared properties, and then the name of its declared keys.
+    flat: tuple[str, str] | None = None
+
     def copy_of(self, v: str) -> str:
         return self.copies.get(v, v)
 
@@ -415,6 +423,9 @@ class _CopyGen(_Gen):
         self.checks(ind, chain, p)
         chain.clear()
         self.deepest = max(self.deepest, self.depth)
+        if _flat_object(node["items"], ind):
+            self.flat_items(node["items"], v, p, ind)
+            return
         x, y = self.name("x"), self.name("y")
         start = len(self.lines)
         self.line(ind, f"for {x} in {v}:")
@@ -431,9 +442,55 @@ class _CopyGen(_Gen):
         self.line(ind, f"c += len({v})")
         self.copies[v] = y
 
+    def flat_items(self, item: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
+        """An array of objects whose properties are all scalars (points, rows): every item is
+        checked as ``is_valid`` checks it, then the list is copied item by item in C. On
+        ``draw_path``'s 200 points the copier took 74 µs against 87 µs when each item was
+        copied in the loop (one process, the two interleaved).
+
+        An item with undeclared properties only raises a flag in the loop. Those properties may
+        hold containers, so then every item's copy goes through ``copy_extras``, which copies
+        and counts them and raises at a value that is not JSON, as in ``object``.
+        """
+        flag, y, x = self.name("e"), self.name("y"), self.name("x")
+        required = len(set(item.get("required", ())))
+        fixed = required == len(item.get("properties", {}))  # then every item has that many
+        self.line(ind, f"{flag} = False")
+        self.line(ind, f"for {x} in {v}:")
+        self.flat = (flag, "")
+        self.child(item, x, p, ind + 1)
+        declared = self.flat[1]
+        self.flat = None
+        self.deepest = max(self.deepest, self.depth + 1)
+        self.line(ind, f"{y} = [*map({self.const(dict.copy)}, {v})]")
+        if fixed:
+            self.line(ind, f"c += {required + 1} * len({v})")
+        else:
+            self.line(ind, f"c += len({v}) + sum(map(len, {y}))")
+        extras = self.use(_runtime.copy_extras)
+        z = self.name("z")
+        self.line(ind, f"if {flag}:")
+        self.line(ind + 1, f"for {z} in {y}:")
+        counted = f"len({z}) - {required} + " if fixed else ""
+        room = f"depth - {self.depth + 1}, room - c"
+        self.line(ind + 2, f"c += {counted}{extras}({z}, {declared}, {room})")
+        self.copies[v] = y
+
+    def undeclared(self, v: str, expected: str, declared: str, ind: int) -> None:
+        if self.flat is None:
+            super().undeclared(v, expected, declared, ind)
+            return
+        flag = self.flat[0]
+        self.flat = (flag, declared)
+        self.line(ind, f"if len({v}) != {expected}:")
+        self.line(ind + 1, f"{flag} = True")
+
     def object(self, node: dict[str, Any], v: str, p: tuple[str, ...], ind: int) -> None:
         """Like ``_Gen.object`` in ``"bool"`` mode, on a shallow copy whose containers are then
         replaced by their copies, so the copy keeps the caller's key order."""
+        if self.flat is not None:  # an item of a flat array: checked only, copied with its list
+            super().object(node, v, p, ind)
+            return
         properties: dict[str, Any] = node.get("properties", {})
         required = set(node.get("required", ()))
         self.deepest = max(self.deepest, self.depth)
@@ -503,6 +560,16 @@ class _CopyGen(_Gen):
         self.copied_by(f"{self.use(_runtime.first_copy)}({copiers}, {v}, {room})", v, ind)
 
 
+def _flat_object(node: dict[str, Any], ind: int) -> bool:
+    """Whether ``node``, as the items of an array whose loop is at ``ind``, is an object whose
+    properties are all scalars checked inline: its valid values are copied by ``dict.copy``."""
+    return (
+        node.get("type") == "object"
+        and ind + 2 <= _MAX_INLINE_INDENT  # its properties are checked at most two levels in
+        and all(sub.get("type") in _SCALAR_TYPES for sub in node.get("properties", {}).values())
+    )
+
+
 #: Per kind: its coded keywords in check order, each with whether it reads the length, and
 #: whether any keyword of the kind could (then the node reserves a name for the length).
 _CODED: dict[str, tuple[list[tuple[str, Condition | Step, bool]], bool]] = {}
@@ -529,7 +596,7 @@ def _uses_length(code: Condition | Step | None) -> bool:
 
 
 _serial = itertools.count(1)
-_BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict)
+_BUILTINS: Final = (type, len, set, enumerate, str, int, float, list, dict, map, sum)
 
 #: ``compile()`` of generated source, by the source text. The source holds no schema text, so
 #: validators of one shape (tools that differ only in names, bounds, enums and descriptions,
