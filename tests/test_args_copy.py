@@ -163,7 +163,8 @@ def test_the_flat_path_is_the_one_generated() -> None:
     assert ".append" not in text
 
 
-# (args, room that just fits or None, the copy's count): every value counted once, extras too.
+# (args, the copy's count, which is also the room that just fits): every value counted once,
+# undeclared ones too.
 FLAT_ROOMS = [
     ({"points": [{"x": 1}, {"x": 2.5}]}, 5),
     ({"points": [{"x": 1}, {"x": 2, "tag": "t"}]}, 6),
